@@ -1,0 +1,325 @@
+package kpatch
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// File is the syntax tree of one patch file.
+type File struct {
+	Name     string
+	Sections []*Section
+}
+
+// Section is a header and the entries below it.
+type Section struct {
+	Target  Target
+	Path    Path // the header's path after the target; may be empty
+	Line    int
+	Col     int
+	Entries []*Entry
+}
+
+// Entry is one `key: value` line.
+type Entry struct {
+	Key      Path
+	Value    Value
+	Line     int
+	Col      int // column of the key
+	ValueCol int // column of the value
+}
+
+// lineError is a problem on a line whose number the caller knows.
+type lineError struct {
+	col int
+	err error
+	msg string
+}
+
+func lineErrorf(col int, sentinel error, format string, args ...any) *lineError {
+	return &lineError{col: col, err: sentinel, msg: fmt.Sprintf(format, args...)}
+}
+
+// maxLineBytes bounds one line, so that a huge line is a clear error
+// rather than a slow one.
+const maxLineBytes = 1 << 20
+
+// Parse reads a patch file. name is used in positions. On error it returns
+// an ErrorList of *ParseError holding every problem of the file.
+func Parse(name string, src []byte) (*File, error) {
+	f := &File{Name: name}
+	var errs ErrorList
+	report := func(line int, e *lineError) {
+		errs = append(errs, &ParseError{Pos: Position{File: name, Line: line, Column: e.col}, Err: e.err, Msg: e.msg})
+	}
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	var cur *Section
+	seenHeader := false
+	for lineNo := 1; len(src) > 0; lineNo++ {
+		var line []byte
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			line, src = src, nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > maxLineBytes {
+			report(lineNo, lineErrorf(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
+			continue
+		}
+		if !utf8.Valid(line) {
+			report(lineNo, lineErrorf(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
+			continue
+		}
+		text := string(line)
+		indent := len(text) - len(strings.TrimLeft(text, " \t"))
+		body := text[indent:]
+		col := indent + 1
+		switch {
+		case body == "" || body[0] == '#':
+			continue
+		case isHeaderLine(body):
+			seenHeader = true
+			s, err := parseHeader(body, col)
+			if err != nil {
+				report(lineNo, err)
+				cur = nil // entries below a broken header are not reported again
+				continue
+			}
+			s.Line, s.Col = lineNo, col
+			f.Sections = append(f.Sections, s)
+			cur = s
+		default:
+			e, err := parseEntry(body, col)
+			if err != nil {
+				report(lineNo, err)
+				continue
+			}
+			if cur == nil {
+				if !seenHeader {
+					report(lineNo, lineErrorf(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
+				}
+				continue
+			}
+			e.Line = lineNo
+			cur.Entries = append(cur.Entries, e)
+		}
+	}
+	for _, s := range f.Sections {
+		if err := s.check(); err != nil {
+			report(s.Line, err)
+		}
+	}
+	if len(errs) > 0 {
+		sortErrors(errs)
+		return nil, errs
+	}
+	return f, nil
+}
+
+// ParseString is Parse on a string.
+func ParseString(name, src string) (*File, error) { return Parse(name, []byte(src)) }
+
+func invalidUTF8Col(line []byte) int {
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i + 1
+		}
+		i += n
+	}
+	return 1
+}
+
+// check reports what a section cannot mean whatever object it meets:
+// an insertion or delete that is not last, a delete with entries.
+func (s *Section) check() *lineError {
+	for i := range s.Path {
+		seg := &s.Path[i]
+		last := i == len(s.Path)-1
+		switch {
+		case seg.isInsertion() && !last:
+			return lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the header")
+		case seg.Kind == Delete && !last, seg.Kind == DeleteItems && !last:
+			return lineErrorf(seg.Col, ErrSyntax, "a delete must end the header")
+		case (seg.Kind == Delete || seg.Kind == DeleteItems) && len(s.Entries) > 0:
+			return lineErrorf(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
+		case seg.isInsertion() && len(s.Entries) == 0:
+			return lineErrorf(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
+		}
+	}
+	if len(s.Path) > 0 && s.Path[len(s.Path)-1].isInsertion() {
+		for _, e := range s.Entries {
+			if e.Key[0].Kind == Delete {
+				return lineErrorf(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
+			}
+		}
+	}
+	return nil
+}
+
+// isHeaderLine tells a header from an entry whose key starts with a
+// bracket, such as `[delete]labels.team:`: a header's closing bracket ends
+// the line, or is followed by a comment.
+func isHeaderLine(body string) bool {
+	if body[0] != '[' {
+		return false
+	}
+	n := scanHeader(body)
+	if n < 0 {
+		_, valStart := splitEntry(body)
+		return valStart < 0
+	}
+	rest := strings.TrimLeft(body[n:], " \t")
+	return rest == "" || rest[0] == '#'
+}
+
+// parseHeader reads `[target.path]  # comment`.
+func parseHeader(body string, col int) (*Section, *lineError) {
+	n := scanHeader(body)
+	if n < 0 {
+		return nil, lineErrorf(col, ErrSyntax, "header is not closed; expected ']' at the end of the line")
+	}
+	if rest := body[n:]; strings.TrimSpace(rest) != "" {
+		trimmed := strings.TrimLeft(rest, " \t")
+		if len(trimmed) == len(rest) || trimmed[0] != '#' {
+			return nil, lineErrorf(col+n, ErrSyntax, "unexpected text after the header; a header stands alone on its line")
+		}
+	}
+	inner := body[1 : n-1]
+	t, used, err := parseTarget(inner, col+1)
+	if err != nil {
+		return nil, err
+	}
+	s := &Section{Target: t}
+	rest := inner[used:]
+	switch {
+	case rest == "":
+	case rest[0] == '.' || rest[0] == '[':
+		start := 0
+		if rest[0] == '.' {
+			start = 1
+		}
+		p, err := parsePath(rest[start:], col+1+used+start)
+		if err != nil {
+			return nil, err
+		}
+		s.Path = p
+	default:
+		return nil, lineErrorf(col+1+used, ErrSyntax, "unexpected %q after the target", rest[0])
+	}
+	return s, nil
+}
+
+// scanHeader returns the length of the bracketed header at the start of
+// body, or -1 when its brackets do not close.
+func scanHeader(body string) int {
+	depth := 0
+	quoted := false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			i++
+		case c == '"' && depth > 1:
+			quoted = !quoted
+		case quoted:
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// parseEntry reads `key: value  # comment` or `key:`.
+func parseEntry(body string, col int) (*Entry, *lineError) {
+	keyEnd, valStart := splitEntry(body)
+	if keyEnd < 0 {
+		return nil, lineErrorf(col, ErrSyntax, "expected `key: value` or a [header]")
+	}
+	keyText := strings.TrimRight(body[:keyEnd], " \t")
+	if keyText == "" {
+		return nil, lineErrorf(col, ErrSyntax, "entry has no key; expected `key: value`")
+	}
+	key, err := parsePath(keyText, col)
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{Key: key, Col: col}
+	raw := body[valStart:]
+	trimmed := strings.TrimLeft(raw, " \t")
+	e.ValueCol = col + valStart + len(raw) - len(trimmed)
+	v, verr := parseValue(trimmed, e.ValueCol)
+	if verr != nil {
+		return nil, verr
+	}
+	e.Value = v
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if isDeleteKey(key) && !(v.Parts == nil && (v.Scalar == nil || v.Scalar == true)) {
+		return nil, lineErrorf(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)
+	}
+	return e, nil
+}
+
+// checkKey places the operations of a key: insertions and DeleteItems
+// end it; [delete] starts or ends it.
+func checkKey(key Path) *lineError {
+	for i := range key {
+		seg := &key[i]
+		last := i == len(key)-1
+		switch {
+		case seg.isInsertion() && !last:
+			return lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the key; build an item with several fields under an insertion header")
+		case seg.Kind == DeleteItems && !last:
+			return lineErrorf(seg.Col, ErrSyntax, "[delete=...] must end the key")
+		case seg.Kind == Delete && i != 0 && !last:
+			return lineErrorf(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
+		case seg.Kind == Delete && i == 0 && len(key) > 1 && key[len(key)-1].Kind == Delete:
+			return lineErrorf(seg.Col, ErrSyntax, "[delete] appears twice in the key")
+		}
+	}
+	return nil
+}
+
+func isDeleteKey(key Path) bool {
+	last := key[len(key)-1].Kind
+	return key[0].Kind == Delete || last == Delete || last == DeleteItems
+}
+
+// splitEntry finds the separator of an entry: the first `: ` (or `:` and a
+// tab) outside brackets and escapes, or a `:` that ends the line. It returns
+// where the key ends and the value starts, or -1, -1.
+func splitEntry(body string) (int, int) {
+	depth := 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			if depth > 0 {
+				depth--
+			}
+		case ':':
+			if depth > 0 {
+				continue
+			}
+			if i+1 == len(body) {
+				return i, i + 1
+			}
+			if body[i+1] == ' ' || body[i+1] == '\t' {
+				return i, i + 2
+			}
+		}
+	}
+	return -1, -1
+}

@@ -1,0 +1,348 @@
+package kpatch
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// typeKind is the shape of a field, as the Go types of k8s.io/api say.
+type typeKind uint8
+
+const (
+	tAny typeKind = iota // free-form: RawExtension, JSON, interface{}
+	tString
+	tBytes // []byte, base64 text in JSON
+	tInt
+	tFloat
+	tBool
+	tIntOrString
+	tStruct
+	tMap
+	tList
+)
+
+// typeNode describes one field type. Nodes are built once and never
+// changed, so compiled patches share them freely.
+type typeNode struct {
+	kind   typeKind
+	name   string // the Go type, for messages
+	bits   int    // size of an integer type
+	elem   *typeNode
+	fields map[string]*typeNode
+}
+
+func (n *typeNode) describe() string {
+	switch n.kind {
+	case tString:
+		return "a string"
+	case tBytes:
+		return "base64 bytes"
+	case tInt:
+		return "an integer"
+	case tFloat:
+		return "a number"
+	case tBool:
+		return "a boolean"
+	case tIntOrString:
+		return "an integer or a string"
+	case tStruct:
+		return "an object (" + n.name + ")"
+	case tMap:
+		return "a map"
+	case tList:
+		return "a list"
+	}
+	return "free-form"
+}
+
+// kindSchema is the schema of one built-in kind in one API version.
+type kindSchema struct {
+	gvk        schema.GroupVersionKind
+	apiVersion string
+	root       *typeNode
+	// specPaths are the places a first segment is looked up in after the
+	// top level and metadata, shallowest first: spec, embedded specs, the
+	// pod spec.
+	specPaths [][]string
+}
+
+var schemas struct {
+	once   sync.Once
+	byKind map[string][]*kindSchema // lower-case kind
+	nodes  map[reflect.Type]*typeNode
+}
+
+// schemasFor returns the schemas of every API version of a kind, matched
+// case-insensitively; none for kinds without Go types.
+func schemasFor(kind string) []*kindSchema {
+	schemas.once.Do(loadSchemas)
+	return schemas.byKind[strings.ToLower(kind)]
+}
+
+func loadSchemas() {
+	schemas.nodes = map[reflect.Type]*typeNode{}
+	schemas.byKind = map[string][]*kindSchema{}
+	podSpec := nodeOf(reflect.TypeFor[corev1.PodSpec]())
+	for gvk, t := range scheme.Scheme.AllKnownTypes() {
+		if gvk.Version == "__internal" || strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") || gvk.Kind == "WatchEvent" || gvk.Kind == "Status" {
+			continue
+		}
+		root := nodeOf(t)
+		if root.kind != tStruct || root.fields["metadata"] == nil {
+			continue
+		}
+		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root}
+		ks.specPaths = specPaths(root, podSpec)
+		key := strings.ToLower(gvk.Kind)
+		schemas.byKind[key] = append(schemas.byKind[key], ks)
+	}
+}
+
+// specPaths finds the spec chain of a kind: every struct field named
+// "spec" on the way from the root to the pod spec, or the root's spec.
+func specPaths(root, podSpec *typeNode) [][]string {
+	type item struct {
+		node *typeNode
+		path []string
+	}
+	queue := []item{{root, nil}}
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		if it.node == podSpec {
+			var out [][]string
+			for i, seg := range it.path {
+				if seg == "spec" {
+					out = append(out, it.path[:i+1])
+				}
+			}
+			return out
+		}
+		if len(it.path) >= 6 || it.node.kind != tStruct {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(it.node.fields)) {
+			if len(it.path) == 0 && (name == "metadata" || name == "status") {
+				continue
+			}
+			path := append(append([]string(nil), it.path...), name)
+			queue = append(queue, item{it.node.fields[name], path})
+		}
+	}
+	if spec := root.fields["spec"]; spec != nil && spec.kind == tStruct {
+		return [][]string{{"spec"}}
+	}
+	return nil
+}
+
+type openAPITyped interface {
+	OpenAPISchemaType() []string
+	OpenAPISchemaFormat() string
+}
+
+var (
+	openAPITypedType = reflect.TypeFor[openAPITyped]()
+	unmarshalerType  = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// nodeOf builds the node of a Go type. Only loadSchemas calls it, once.
+func nodeOf(t reflect.Type) *typeNode {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n, ok := schemas.nodes[t]; ok {
+		return n
+	}
+	n := &typeNode{name: t.Name()}
+	schemas.nodes[t] = n
+	if t.Implements(openAPITypedType) || reflect.PointerTo(t).Implements(openAPITypedType) {
+		v := reflect.New(t).Interface().(openAPITyped)
+		n.kind = tAny
+		if v.OpenAPISchemaFormat() == "int-or-string" {
+			n.kind = tIntOrString
+		} else if types := v.OpenAPISchemaType(); len(types) == 1 {
+			switch types[0] {
+			case "string":
+				n.kind = tString
+			case "integer":
+				n.kind, n.bits = tInt, 64
+			case "number":
+				n.kind = tFloat
+			case "boolean":
+				n.kind = tBool
+			}
+		}
+		return n
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		n.kind = tAny
+		return n
+	}
+	switch t.Kind() {
+	case reflect.String:
+		n.kind = tString
+	case reflect.Bool:
+		n.kind = tBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n.kind, n.bits = tInt, t.Bits()
+	case reflect.Float32, reflect.Float64:
+		n.kind = tFloat
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			n.kind = tBytes
+		} else {
+			n.kind, n.elem = tList, nodeOf(t.Elem())
+		}
+	case reflect.Map:
+		n.kind, n.elem = tMap, nodeOf(t.Elem())
+	case reflect.Struct:
+		n.kind, n.fields = tStruct, map[string]*typeNode{}
+		addFields(n, t)
+	default:
+		n.kind = tAny
+	}
+	return n
+}
+
+// addFields adds the JSON fields of struct t to n, inlining ",inline" and
+// embedded structs without a name.
+func addFields(n *typeNode, t reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && name == "" || strings.Contains(","+opts+",", ",inline,") {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				addFields(n, ft)
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		n.fields[name] = nodeOf(f.Type)
+	}
+}
+
+// coerce converts v to the type of node where that loses nothing. raw is
+// the source text of a plain constant ("" otherwise): numbers written into
+// string fields keep the text as written (1.10 stays "1.10").
+func coerce(v any, n *typeNode, raw string) (any, *problem) {
+	if n == nil || v == nil {
+		return v, nil
+	}
+	mismatch := func() (any, *problem) {
+		text, _ := scalarText(v)
+		if _, isStr := v.(string); isStr {
+			text = strconv.Quote(text)
+		}
+		return nil, errorf(ErrValue, "%s wants %s, not %s", "the field", n.describe(), text)
+	}
+	switch n.kind {
+	case tAny:
+		return v, nil
+	case tString, tBytes:
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		case bool, int64, float64, int, int32, float32, json.Number:
+			if raw != "" {
+				s = raw
+			} else {
+				s, _ = scalarText(x)
+			}
+		default:
+			return mismatch()
+		}
+		if n.kind == tBytes {
+			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+				return nil, errorf(ErrValue, "the field holds base64 bytes and %q is not base64 (for a Secret, write plain text to stringData)", s)
+			}
+		}
+		return s, nil
+	case tInt, tIntOrString:
+		var f float64
+		switch x := v.(type) {
+		case string:
+			if n.kind == tIntOrString {
+				return x, nil
+			}
+			i, err := strconv.ParseInt(strings.TrimSpace(x), 0, 64)
+			if err != nil {
+				return mismatch()
+			}
+			f = float64(i)
+			v = i
+		case bool:
+			return mismatch()
+		default:
+			var ok bool
+			if f, ok = number(v); !ok || f != math.Trunc(f) {
+				return mismatch()
+			}
+		}
+		bits := n.bits
+		if n.kind == tIntOrString {
+			bits = 32
+		}
+		if bits < 64 && (f >= math.Ldexp(1, bits-1) || f < -math.Ldexp(1, bits-1)) {
+			return nil, errorf(ErrValue, "the field is a %d-bit integer and %v is out of its range", bits, v)
+		}
+		if i, ok := v.(int64); ok {
+			return i, nil
+		}
+		if f >= math.Ldexp(1, 63) || f < -math.Ldexp(1, 63) {
+			return mismatch()
+		}
+		return int64(f), nil
+	case tFloat:
+		switch x := v.(type) {
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return mismatch()
+			}
+			return f, nil
+		case bool:
+			return mismatch()
+		}
+		if _, ok := number(v); ok {
+			return v, nil
+		}
+		return mismatch()
+	case tBool:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			switch x {
+			case "true", "True", "TRUE":
+				return true, nil
+			case "false", "False", "FALSE":
+				return false, nil
+			}
+		}
+		return mismatch()
+	}
+	return nil, errorf(ErrValue, "the field is %s; a .kpatch value is a scalar (use the YAML patch format for structures)", n.describe())
+}

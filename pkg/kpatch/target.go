@@ -1,0 +1,275 @@
+package kpatch
+
+import (
+	"strings"
+)
+
+// Target is the object part of a header: [namespace/]kind[(group[/version])].name.
+type Target struct {
+	// Namespace is a glob over metadata.namespace; empty matches any.
+	Namespace string
+	// Kind matches the object's kind case-insensitively.
+	Kind string
+	// Group and Version restrict the API group and version when HasGroup
+	// is set; Group "core" is the core group. Version may be empty.
+	Group    string
+	Version  string
+	HasGroup bool
+	// Name is a glob over metadata.name (`*` any run, `?` one byte, `\`
+	// escapes), or a literal name when NameLiteral is set.
+	Name        string
+	NameLiteral bool
+}
+
+// ObjectRef identifies an object for matching and messages.
+type ObjectRef struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+}
+
+// String formats the reference as "Kind namespace/name" or "Kind name".
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Group returns the API group of the reference; "" is the core group.
+func (r ObjectRef) Group() string {
+	g, _, ok := strings.Cut(r.APIVersion, "/")
+	if !ok {
+		return ""
+	}
+	return g
+}
+
+// Version returns the API version of the reference without its group.
+func (r ObjectRef) Version() string {
+	if _, v, ok := strings.Cut(r.APIVersion, "/"); ok {
+		return v
+	}
+	return r.APIVersion
+}
+
+// Matches reports whether the target addresses the object.
+func (t *Target) Matches(r *ObjectRef) bool {
+	if !strings.EqualFold(t.Kind, r.Kind) {
+		return false
+	}
+	if t.HasGroup {
+		group := t.Group
+		if group == "core" {
+			group = ""
+		}
+		if r.Group() != group || t.Version != "" && r.Version() != t.Version {
+			return false
+		}
+	}
+	if t.Namespace != "" && !globMatch(t.Namespace, r.Namespace) {
+		return false
+	}
+	if t.NameLiteral {
+		return t.Name == r.Name
+	}
+	return globMatch(t.Name, r.Name)
+}
+
+// groupMatches reports whether the target admits objects of the group.
+func (t *Target) groupMatches(group, version string) bool {
+	if !t.HasGroup {
+		return true
+	}
+	g := t.Group
+	if g == "core" {
+		g = ""
+	}
+	return g == group && (t.Version == "" || t.Version == version)
+}
+
+// globMatch matches s against a pattern of literal bytes, `*` (any run),
+// `?` (one byte) and `\x` (x literally). It does not allocate.
+func globMatch(pattern, s string) bool {
+	px, sx := 0, 0
+	starPx, starSx := -1, -1
+	for sx < len(s) || px < len(pattern) {
+		if px < len(pattern) {
+			switch c := pattern[px]; c {
+			case '*':
+				starPx, starSx = px, sx
+				px++
+				continue
+			case '?':
+				if sx < len(s) {
+					px++
+					sx++
+					continue
+				}
+			default:
+				if c == '\\' && px+1 < len(pattern) {
+					c = pattern[px+1]
+					if sx < len(s) && s[sx] == c {
+						px += 2
+						sx++
+						continue
+					}
+				} else if sx < len(s) && s[sx] == c {
+					px++
+					sx++
+					continue
+				}
+			}
+		}
+		if starPx >= 0 && starSx < len(s) {
+			starSx++
+			px, sx = starPx+1, starSx
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// isGlob reports whether a bare name holds an unescaped `*` or `?`.
+func isGlob(raw string) bool {
+	return indexUnescaped(raw, '*') >= 0 || indexUnescaped(raw, '?') >= 0
+}
+
+// parseTarget reads the target at the start of a header's inner text and
+// returns it with the number of bytes it used.
+func parseTarget(text string, col int) (Target, int, *lineError) {
+	var t Target
+	i := strings.IndexAny(text, "/.([")
+	if i >= 0 && text[i] == '/' {
+		ns := text[:i]
+		if ns == "" || !isNamePattern(ns) {
+			return t, 0, lineErrorf(col, ErrSyntax, "invalid namespace %q in the target", ns)
+		}
+		t.Namespace = ns
+		i++
+	} else {
+		i = 0
+	}
+	start := i
+	for i < len(text) && isAlnum(text[i]) {
+		i++
+	}
+	t.Kind = text[start:i]
+	if t.Kind == "" || !isLetter(t.Kind[0]) {
+		return t, 0, lineErrorf(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
+	}
+	if i < len(text) && text[i] == '(' {
+		end := strings.IndexByte(text[i:], ')')
+		if end < 0 {
+			return t, 0, lineErrorf(col+i, ErrSyntax, "'(' is not closed; expected (group) or (group/version)")
+		}
+		spec := text[i+1 : i+end]
+		group, version, _ := strings.Cut(spec, "/")
+		if !isGroup(group) || strings.Contains(spec, "/") && !isVersion(version) {
+			return t, 0, lineErrorf(col+i+1, ErrSyntax, "invalid API group %q; expected (group) or (group/version), with (core) for the core group", spec)
+		}
+		t.Group, t.Version, t.HasGroup = group, version, true
+		i += end + 1
+	}
+	if i >= len(text) || text[i] != '.' {
+		return t, 0, lineErrorf(col+i, ErrSyntax, "expected '.' and a name after the kind %q, such as [%s.web] or [%s.*]", t.Kind, t.Kind, t.Kind)
+	}
+	i++
+	if i < len(text) && text[i] == '[' {
+		n := scanBracket(text[i:])
+		if n < 0 {
+			return t, 0, lineErrorf(col+i, ErrSyntax, "'[' is not closed; expected ']'")
+		}
+		t.Name, t.NameLiteral = unescape(text[i+1:i+n-1]), true
+		if t.Name == "" {
+			return t, 0, lineErrorf(col+i, ErrSyntax, "empty name in the target")
+		}
+		return t, i + n, nil
+	}
+	n := scanBare(text[i:])
+	raw := text[i : i+n]
+	if raw == "" {
+		return t, 0, lineErrorf(col+i, ErrSyntax, "expected a name after %q, such as %s.web or %s.*", t.Kind+".", t.Kind, t.Kind)
+	}
+	if j := strings.IndexAny(raw, "=]"); j >= 0 && indexUnescaped(raw, raw[j]) >= 0 {
+		return t, 0, lineErrorf(col+i+j, ErrSyntax, "unexpected %q in the name %q", raw[j], raw)
+	}
+	if isGlob(raw) {
+		t.Name = raw
+	} else {
+		t.Name, t.NameLiteral = unescape(raw), true
+	}
+	return t, i + n, nil
+}
+
+// String prints the target in the form that parses back to it.
+func (t *Target) String() string {
+	var b strings.Builder
+	if t.Namespace != "" {
+		b.WriteString(t.Namespace + "/")
+	}
+	b.WriteString(t.Kind)
+	if t.HasGroup {
+		b.WriteString("(" + t.Group)
+		if t.Version != "" {
+			b.WriteString("/" + t.Version)
+		}
+		b.WriteString(")")
+	}
+	b.WriteByte('.')
+	switch {
+	case !t.NameLiteral:
+		b.WriteString(t.Name)
+	case strings.ContainsAny(t.Name, `[]"\`):
+		b.WriteString(escapeBare(t.Name))
+	case strings.Contains(t.Name, "."):
+		b.WriteString("[" + t.Name + "]")
+	default:
+		b.WriteString(escapeName(t.Name))
+	}
+	return b.String()
+}
+
+// escapeName escapes a literal name so that it is not read as a glob.
+func escapeName(name string) string { return escapeText(name, "*?") }
+
+func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// isNamePattern accepts a namespace or its glob: DNS label bytes, `*`, `?`.
+func isNamePattern(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isAlnum(c) || c == '-' || c == '*' || c == '?') {
+			return false
+		}
+	}
+	return true
+}
+
+func isGroup(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isAlnum(c) || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func isVersion(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) {
+			return false
+		}
+	}
+	return true
+}
