@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/distribution/reference v0.6.0
+	github.com/spf13/pflag v1.0.10
 	go.yaml.in/yaml/v3 v3.0.6
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -119,7 +119,7 @@ func (a *applier) run(pl *plan, vars *Variables) *runError {
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
-		return &runError{pl.line, pl.errCol, err}
+		return &runError{pl.line, pl.valueCol, err}
 	}
 	return a.walk(slot{}, pl, 0, val, vars)
 }
@@ -502,7 +502,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
 	for _, sub := range pl.build {
 		val, err := sub.resolveValue(vars)
 		if err != nil {
-			return &runError{sub.line, sub.errCol, err}
+			return &runError{sub.line, sub.valueCol, err}
 		}
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e

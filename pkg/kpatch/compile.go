@@ -57,6 +57,7 @@ type plan struct {
 	build      []*plan
 	err        *problem // why this plan cannot apply to objects of this schema
 	errCol     int
+	valueCol   int // where a variable's problem is reported
 	line, col  int
 }
 
@@ -412,6 +413,7 @@ func isImagePart(name string) bool {
 // setValue converts a constant value to the leaf's type, or keeps a
 // template for apply time.
 func (pl *plan) setValue(v *Value, col int) {
+	pl.valueCol = col
 	if v.IsTemplate() {
 		pl.tmpl = v
 		return

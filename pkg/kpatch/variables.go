@@ -111,7 +111,7 @@ func LoadVariables(data []byte) (*Variables, error) {
 	var doc map[string]any
 	if string(js) != "null" {
 		if err := utiljson.Unmarshal(js, &doc); err != nil {
-			return nil, fmt.Errorf("expected a map with values: and features:: %w", err)
+			return nil, fmt.Errorf("expected a map holding values and features: %w", err)
 		}
 	}
 	v := &Variables{}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// variableFlags are the --values and --set flags that apply and lint share.
+type variableFlags struct {
+	files []string
+	sets  []string
+}
+
+func (v *variableFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&v.files, "values", nil, "YAML file with values: and features: maps (repeatable; later files win)")
+	fs.StringArrayVar(&v.sets, "set", nil, "set one variable, values.NAME=V or features.NAME=V; V is a YAML scalar (repeatable; wins over --values)")
+}
+
+// load reads the files in order, then applies the --set assignments.
+func (v *variableFlags) load() (*kpatch.Variables, error) {
+	vars := &kpatch.Variables{}
+	for _, f := range v.files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fileVars, err := kpatch.LoadVariables(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		vars = vars.Merge(fileVars)
+	}
+	for _, s := range v.sets {
+		if err := vars.Set(s); err != nil {
+			return nil, fmt.Errorf("--set %w", err)
+		}
+	}
+	return vars, nil
+}
+
+// loadPatches parses and compiles every file and binds it to vars. It
+// prints every parse error and returns errReported if there was one.
+func loadPatches(files []string, vars *kpatch.Variables, problems func(error)) ([]*kpatch.Patch, error) {
+	var patches []*kpatch.Patch
+	failed := false
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		p, err := kpatch.ParseAndCompile(name, src)
+		if err != nil {
+			problems(err)
+			failed = true
+			continue
+		}
+		patches = append(patches, p.WithVariables(vars))
+	}
+	if failed {
+		return nil, errReported
+	}
+	return patches, nil
+}
