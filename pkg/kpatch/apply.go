@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"maps"
 	"strings"
 	"sync"
 	"unsafe"
@@ -244,10 +245,7 @@ func (a *applier) writableMap(s slot, m map[string]any) map[string]any {
 	if a.owns(mapPointer(m)) {
 		return m
 	}
-	c := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		c[k] = v
-	}
+	c := maps.Clone(m)
 	a.owned = append(a.owned, mapPointer(c))
 	a.set(s, c)
 	return c

@@ -80,7 +80,7 @@ func Parse(name string, src []byte) (*File, error) {
 		switch {
 		case body == "" || body[0] == '#':
 			continue
-		case isHeaderLine(body):
+		case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
 			seenHeader = true
 			s, err := parseHeader(body, col)
 			if err != nil {
@@ -294,6 +294,11 @@ func isDeleteKey(key Path) bool {
 	return key[0].Kind == Delete || last == Delete || last == DeleteItems
 }
 
+func hasSeparator(body string) bool {
+	_, valStart := splitEntry(body)
+	return valStart >= 0
+}
+
 // splitEntry finds the separator of an entry: the first `: ` (or `:` and a
 // tab) outside brackets and escapes, or a `:` that ends the line. It returns
 // where the key ends and the value starts, or -1, -1.
@@ -319,6 +324,13 @@ func splitEntry(body string) (int, int) {
 			if body[i+1] == ' ' || body[i+1] == '\t' {
 				return i, i + 2
 			}
+		}
+	}
+	if depth > 0 {
+		// an unclosed bracket in the key: split anyway, so that the key's
+		// own error is reported
+		if i := strings.Index(body, ": "); i >= 0 {
+			return i, i + 2
 		}
 	}
 	return -1, -1

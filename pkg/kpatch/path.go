@@ -57,17 +57,22 @@ func (s *Segment) isInsertion() bool {
 // parsePath reads a path such as `containers[name=main].ports.0`. col is the
 // column of text's first byte. The first problem stops the scan.
 func parsePath(text string, col int) (Path, *lineError) {
+	if i := strings.Index(text, "${"); i >= 0 {
+		return nil, lineErrorf(col+i, ErrSyntax, "variables are allowed in values only, not in paths")
+	}
 	var p Path
 	i := 0
 	for i < len(text) {
 		if len(p) > 0 {
-			switch text[i] {
-			case '.':
+			switch {
+			case text[i] == '.':
 				i++
 				if i == len(text) {
 					return nil, lineErrorf(col+i, ErrSyntax, "path ends with '.'; expected a segment after it")
 				}
-			case '[':
+			case text[i] == '[':
+			case len(p) == 1 && p[0].Kind == Delete:
+				// [delete]labels.x: the rest of the key follows directly
 			default:
 				return nil, lineErrorf(col+i, ErrSyntax, "unexpected %q after ']'; expected '.' or '['", text[i])
 			}
@@ -362,7 +367,7 @@ func (s *Segment) write(b *strings.Builder, first bool) {
 	}
 	switch s.Kind {
 	case Field:
-		if s.Bracketed && s.Name != "" && !strings.ContainsAny(s.Name, `=[]"\`) && !isBracketWord(s.Name) {
+		if (s.Bracketed || strings.Contains(s.Name, ".")) && !strings.ContainsAny(s.Name, `=[]"\`) && !isBracketWord(s.Name) {
 			b.WriteString("[" + s.Name + "]")
 			return
 		}

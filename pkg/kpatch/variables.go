@@ -122,7 +122,7 @@ func LoadVariables(data []byte) (*Variables, error) {
 		m, ok := val.(map[string]any)
 		switch {
 		case k != "values" && k != "features":
-			return nil, fmt.Errorf("unknown key %q; expected values: and features:", k)
+			return nil, fmt.Errorf("unknown key %q; expected the maps values and features", k)
 		case !ok:
 			return nil, fmt.Errorf("%s: expected a map", k)
 		case k == "values":
