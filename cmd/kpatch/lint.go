@@ -27,7 +27,7 @@ func runLint(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(vf.files) == 0 && len(vf.sets) == 0 {
+	if vf.empty() {
 		loaded = nil // without variables, references are not checked
 	}
 	found := false

@@ -11,13 +11,19 @@ import (
 
 // variableFlags are the --values and --set flags that apply and lint share.
 type variableFlags struct {
-	files []string
-	sets  []string
+	files   []string
+	sets    []string
+	strings []string
 }
 
 func (v *variableFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&v.files, "values", nil, "YAML file with values: and features: maps (repeatable; later files win)")
 	fs.StringArrayVar(&v.sets, "set", nil, "set one variable, values.NAME=V or features.NAME=V; V is a YAML scalar (repeatable; wins over --values)")
+	fs.StringArrayVar(&v.strings, "set-string", nil, "set one variable to the text V, values.NAME=V (repeatable; wins over --set)")
+}
+
+func (v *variableFlags) empty() bool {
+	return len(v.files) == 0 && len(v.sets) == 0 && len(v.strings) == 0
 }
 
 // load reads the files in order, then applies the --set assignments.
@@ -37,6 +43,11 @@ func (v *variableFlags) load() (*kpatch.Variables, error) {
 	for _, s := range v.sets {
 		if err := vars.Set(s); err != nil {
 			return nil, fmt.Errorf("--set %w", err)
+		}
+	}
+	for _, s := range v.strings {
+		if err := vars.SetString(s); err != nil {
+			return nil, fmt.Errorf("--set-string %w", err)
 		}
 	}
 	return vars, nil

@@ -63,6 +63,16 @@ func lookupPath(m map[string]any, path []string) (any, bool) {
 // Set assigns one variable from "values.NAME=V" or "features.NAME=V"; V is
 // read as a YAML scalar and NAME may be dotted.
 func (v *Variables) Set(assignment string) error {
+	return v.assign(assignment, false)
+}
+
+// SetString assigns "values.NAME=V" with V taken as text, whatever it
+// looks like (1.10 stays "1.10").
+func (v *Variables) SetString(assignment string) error {
+	return v.assign(assignment, true)
+}
+
+func (v *Variables) assign(assignment string, asString bool) error {
 	name, text, ok := strings.Cut(assignment, "=")
 	if !ok {
 		return fmt.Errorf("%q: expected values.NAME=VALUE or features.NAME=VALUE", assignment)
@@ -71,14 +81,18 @@ func (v *Variables) Set(assignment string) error {
 	if err != nil {
 		return fmt.Errorf("%q: %s", assignment, err.msg)
 	}
-	val, perr := parseValue(text, 1)
-	if perr != nil {
-		return fmt.Errorf("%q: %s", assignment, perr.msg)
+	var val any = text
+	if !asString {
+		parsed, perr := parseValue(text, 1)
+		if perr != nil {
+			return fmt.Errorf("%q: %s", assignment, perr.msg)
+		}
+		if parsed.IsTemplate() {
+			return fmt.Errorf("%q: a variable's value cannot refer to other variables", assignment)
+		}
+		val = parsed.Scalar
 	}
-	if val.IsTemplate() {
-		return fmt.Errorf("%q: a variable's value cannot refer to other variables", assignment)
-	}
-	if _, isBool := val.Scalar.(bool); ref.Scope == "features" && !isBool {
+	if _, isBool := val.(bool); ref.Scope == "features" && !isBool {
 		return fmt.Errorf("%q: features are booleans (true or false)", assignment)
 	}
 	m := &v.Values
@@ -97,7 +111,7 @@ func (v *Variables) Set(assignment string) error {
 		}
 		cur = next
 	}
-	cur[ref.Path[len(ref.Path)-1]] = val.Scalar
+	cur[ref.Path[len(ref.Path)-1]] = val
 	return nil
 }
 
