@@ -2,7 +2,6 @@ package kpatch
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -190,15 +189,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
 		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
 		return pl
 	}
-	var root *typeNode
-	if ks != nil {
-		root = ks.root
-	}
-	if err := pl.expandShorthand(ks); err != nil {
-		pl.fail(pl.stepCol(0), err)
-		return pl
-	}
-	pl.resolveTypes(root)
+	pl.resolve(ks)
 	if pl.err == nil && e != nil && pl.act != actDelete {
 		pl.setValue(&e.Value, e.ValueCol)
 	}
@@ -210,15 +201,9 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
 func compileInsertSection(ks *kindSchema, s *Section) *plan {
 	pl := &plan{line: s.Line, col: s.Col, errCol: s.Col}
 	pl.steps, pl.act = combine(s.Path, nil)
-	var root *typeNode
-	if ks != nil {
-		root = ks.root
-	}
-	if err := pl.expandShorthand(ks); err != nil {
-		pl.fail(pl.stepCol(0), err)
+	if pl.resolve(ks); pl.err != nil {
 		return pl
 	}
-	pl.resolveTypes(root)
 	for _, e := range s.Entries {
 		sub := &plan{line: e.Line, col: e.Col, errCol: e.Col}
 		sub.steps, sub.act = combine(nil, e.Key)
@@ -232,6 +217,20 @@ func compileInsertSection(ks *kindSchema, s *Section) *plan {
 		pl.build = append(pl.build, sub)
 	}
 	return pl
+}
+
+// resolve expands the shorthand of the path and checks it against the
+// schema ks (nil: a kind without one).
+func (pl *plan) resolve(ks *kindSchema) {
+	if err := pl.expandShorthand(ks); err != nil {
+		pl.fail(pl.stepCol(0), err)
+		return
+	}
+	var root *typeNode
+	if ks != nil {
+		root = ks.root
+	}
+	pl.resolveTypes(root)
 }
 
 func (pl *plan) fail(col int, err *problem) {
@@ -317,7 +316,7 @@ func (pl *plan) resolveTypes(n *typeNode) {
 			break
 		}
 		fail := func(err *problem) { pl.fail(pl.stepCol(i), err) }
-		at := Path(steps[:i]).String()
+		at := func() string { return Path(steps[:i]).String() }
 		switch st.Kind {
 		case Field:
 			if n.kind == tList && (n.elem.kind == tStruct || n.elem.kind == tMap || n.elem.kind == tAny) {
@@ -327,7 +326,7 @@ func (pl *plan) resolveTypes(n *typeNode) {
 			case tStruct:
 				f := n.fields[st.Name]
 				if f == nil {
-					fail(errorf(ErrUnknownField, "%s has no field %q at %s", n.name, st.Name, at))
+					fail(errorf(ErrUnknownField, "%s has no field %q at %s", n.name, st.Name, at()))
 					return
 				}
 				imageField = st.Name == "image" && f.kind == tString
@@ -343,10 +342,10 @@ func (pl *plan) resolveTypes(n *typeNode) {
 					n = stringNode
 					break
 				}
-				fail(errorf(ErrType, "%s is a string; it has no field %q", at, st.Name))
+				fail(errorf(ErrType, "%s is a string; it has no field %q", at(), st.Name))
 				return
 			default:
-				fail(errorf(ErrType, "%s is %s; it has no field %q", at, n.describe(), st.Name))
+				fail(errorf(ErrType, "%s is %s; it has no field %q", at(), n.describe(), st.Name))
 				return
 			}
 		case Index:
@@ -354,15 +353,15 @@ func (pl *plan) resolveTypes(n *typeNode) {
 			case tList:
 				n = n.elem
 			case tMap:
-				st.Kind, st.Name = Field, strconv.Itoa(st.Index)
+				st.Kind = Field // the digits as written are the key
 				n = n.elem
 			default:
-				fail(errorf(ErrType, "%s is %s; an index needs a list", at, n.describe()))
+				fail(errorf(ErrType, "%s is %s; an index needs a list", at(), n.describe()))
 				return
 			}
 		case Select, All, Append, InsertBefore, InsertAfter, DeleteItems:
 			if n.kind != tList {
-				fail(errorf(ErrType, "%s is %s; %s needs a list", at, n.describe(), Path{*st}.String()))
+				fail(errorf(ErrType, "%s is %s; %s needs a list", at(), n.describe(), Path{*st}.String()))
 				return
 			}
 			if st.ByMatch || st.Kind == Select {

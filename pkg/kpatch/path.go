@@ -373,7 +373,7 @@ func (s *Segment) write(b *strings.Builder, first bool) {
 		}
 		bare(escapeBare(s.Name))
 	case Index:
-		bare(strconv.Itoa(s.Index))
+		bare(s.Name) // the digits as written: on a map they are the key
 	case Select:
 		b.WriteString("[" + selectorText(s.Key, s.Value) + "]")
 	case All:

@@ -239,37 +239,19 @@ func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // isNamePattern accepts a namespace or its glob: DNS label bytes, `*`, `?`.
-func isNamePattern(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isAlnum(c) || c == '-' || c == '*' || c == '?') {
-			return false
-		}
-	}
-	return true
-}
+func isNamePattern(s string) bool { return isWord(s, "-*?") }
 
-func isGroup(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isAlnum(c) || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
+func isGroup(s string) bool { return isWord(s, "-.") }
 
-func isVersion(s string) bool {
-	if s == "" {
-		return false
-	}
+func isVersion(s string) bool { return isWord(s, "") }
+
+// isWord reports whether s is not empty and every byte is a letter, a
+// digit or one of extra.
+func isWord(s, extra string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isAlnum(s[i]) {
+		if !isAlnum(s[i]) && strings.IndexByte(extra, s[i]) < 0 {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }
