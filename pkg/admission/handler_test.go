@@ -1,0 +1,149 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
+"spec":{"replicas":1,"x-unknown":{"kept":true},"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.25"}]}}}}`
+
+func newHandler(t *testing.T, files map[string]string) *Handler {
+	t.Helper()
+	var c Compiler
+	reg, problems := c.Build([]corev1.ConfigMap{configMap("reg", files)}, time.Now())
+	if len(problems) != 0 {
+		t.Fatalf("problems %v", problems)
+	}
+	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+}
+
+func request(op admissionv1.Operation, ns, raw string) admission.Request {
+	var obj map[string]any
+	_ = json.Unmarshal([]byte(raw), &obj)
+	kind, _ := obj["kind"].(string)
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID:       "1",
+		Operation: op,
+		Namespace: ns,
+		Kind:      metav1.GroupVersionKind{Kind: kind},
+		Object:    runtime.RawExtension{Raw: []byte(raw)},
+	}}
+}
+
+func TestHandlerPatches(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n[deployment.web.containers.name=app]\nimage.tag: \"1.27\"\n"})
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if !resp.Allowed || len(resp.Patches) != 2 {
+		t.Fatalf("response %+v", resp)
+	}
+	got := map[string]string{}
+	for _, p := range resp.Patches {
+		got[p.Operation+" "+p.Path] = fmt.Sprint(p.Value)
+	}
+	want := map[string]string{"replace /spec/replicas": "3", "replace /spec/template/spec/containers/0/image": "nginx:1.27"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("patch %s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultMutated)); n != 1 {
+		t.Errorf("mutated requests %v", n)
+	}
+	if n := testutil.CollectAndCount(h.Metrics.ApplyDuration); n != 1 {
+		t.Errorf("apply duration series %d", n)
+	}
+}
+
+func TestHandlerLeavesAlone(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.*]\nreplicas: 3\n"})
+	for name, req := range map[string]admission.Request{
+		"registry namespace": request(admissionv1.Create, "kpatch-system", deploymentJSON),
+		"kube-system":        request(admissionv1.Create, "kube-system", deploymentJSON),
+		"update":             request(admissionv1.Update, "shop", deploymentJSON),
+		"delete":             request(admissionv1.Delete, "shop", ""),
+		"other kind":         request(admissionv1.Create, "shop", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`),
+	} {
+		resp := h.Handle(context.Background(), req)
+		if !resp.Allowed || len(resp.Patches) != 0 || resp.PatchType != nil {
+			t.Errorf("%s: patched: %+v", name, resp)
+		}
+	}
+	h.Operations = []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
+	if resp := h.Handle(context.Background(), request(admissionv1.Update, "shop", deploymentJSON)); len(resp.Patches) != 1 {
+		t.Errorf("update with UPDATE configured: %+v", resp)
+	}
+}
+
+func TestHandlerUnchangedHasNoPatch(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 1\n"})
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if !resp.Allowed || len(resp.Patches) != 0 {
+		t.Errorf("response %+v", resp)
+	}
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultUnchanged)); n != 1 {
+		t.Errorf("unchanged requests %v", n)
+	}
+}
+
+func TestHandlerFailingFile(t *testing.T) {
+	files := map[string]string{
+		"a.kpatch": "[deployment.web]\nreplicas: 5\ncontainers[name=missing].image: x\n",
+		"b.kpatch": "[deployment.web]\nlabels.team: shop\n",
+	}
+	h := newHandler(t, files)
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if !resp.Allowed || len(resp.Patches) != 1 || resp.Patches[0].Path != "/metadata/labels" {
+		t.Fatalf("want only b's label: %+v", resp.Patches)
+	}
+	if len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "reg/a.kpatch:3: not applied: ") {
+		t.Errorf("warnings %q", resp.Warnings)
+	}
+	h.Strict = true
+	resp = h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if resp.Allowed || !strings.Contains(resp.Result.Message, "reg/a.kpatch:3") {
+		t.Errorf("strict mode: %+v", resp)
+	}
+}
+
+func TestHandlerKeepsUnknownFields(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nlabels.a: b\n"})
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	for _, p := range resp.Patches {
+		if strings.Contains(p.Path, "x-unknown") || p.Operation == "remove" {
+			t.Errorf("the patch touches what it should not: %v", p)
+		}
+	}
+	if len(resp.Patches) != 1 {
+		t.Errorf("patches %v", resp.Patches)
+	}
+}
+
+func TestHandlerBeforeSync(t *testing.T) {
+	h := &Handler{Registry: func() *Registry { return nil }}
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if resp.Allowed || resp.Result.Code != 503 {
+		t.Errorf("before the first sync: %+v", resp)
+	}
+}
+
+func TestHandlerBadObject(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nlabels.a: b\n"})
+	req := request(admissionv1.Create, "shop", deploymentJSON)
+	req.Object.Raw = []byte(`{"kind":`)
+	if resp := h.Handle(context.Background(), req); resp.Allowed || resp.Result.Code != 400 {
+		t.Errorf("malformed object: %+v", resp)
+	}
+}

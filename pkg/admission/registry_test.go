@@ -1,0 +1,115 @@
+package admission
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func configMap(name string, data map[string]string) corev1.ConfigMap {
+	return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kpatch-system"}, Data: data}
+}
+
+func names(r *Registry, kind string) string {
+	var out []string
+	for _, p := range r.Patches(kind) {
+		out = append(out, p.Name())
+	}
+	return strings.Join(out, ",")
+}
+
+func TestCompilerOrderAndIndex(t *testing.T) {
+	var c Compiler
+	reg, problems := c.Build([]corev1.ConfigMap{
+		configMap("b", map[string]string{"x.kpatch": "[deployment.*]\nreplicas: 1\n", "notes.txt": "ignored"}),
+		configMap("a", map[string]string{"z.kpatch": "[deployment.*]\nreplicas: 2\n", "b.kpatch": "[service.*]\nports.0.port: 80\n[deployment.web]\nreplicas: 3\n"}),
+	}, time.Now())
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	if got := names(reg, "Deployment"); got != "a/b.kpatch,a/z.kpatch,b/x.kpatch" {
+		t.Errorf("deployment patches in order %q", got)
+	}
+	if got := names(reg, "service"); got != "a/b.kpatch" {
+		t.Errorf("service patches %q", got)
+	}
+	if got := names(reg, "ConfigMap"); got != "" {
+		t.Errorf("configmap patches %q", got)
+	}
+	if reg.Active() != 3 {
+		t.Errorf("active %d, want 3", reg.Active())
+	}
+}
+
+func TestCompilerKeepsLastGood(t *testing.T) {
+	var c Compiler
+	good := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: 2\n", "g.kpatch": "[pod.*]\nlabels.a: b\n"})
+	reg1, _ := c.Build([]corev1.ConfigMap{good}, time.Now())
+	first := reg1.Patches("deployment")[0]
+
+	broken := configMap("a", map[string]string{"f.kpatch": "[deployment.*\nreplicas 2\n", "g.kpatch": "[pod.*]\nlabels.a: c\n"})
+	reg2, problems := c.Build([]corev1.ConfigMap{broken}, time.Now())
+	if len(problems) != 1 || problems[0].Ref.Key != "f.kpatch" || problems[0].Err == nil || !problems[0].KeptLastGood {
+		t.Fatalf("problems %+v", problems)
+	}
+	if got := reg2.Patches("deployment"); len(got) != 1 || got[0] != first {
+		t.Errorf("the last good version is not kept: %v", got)
+	}
+	if reg2.Active() != 2 {
+		t.Errorf("active %d, want 2: a bad edit must not empty the registry", reg2.Active())
+	}
+	// the same broken content again is not a new problem
+	if _, again := c.Build([]corev1.ConfigMap{broken}, time.Now()); len(again) != 0 {
+		t.Errorf("the same error reported twice: %v", again)
+	}
+	reg4, recovered := c.Build([]corev1.ConfigMap{good}, time.Now())
+	if len(recovered) != 1 || recovered[0].Err != nil {
+		t.Errorf("recovery not reported: %+v", recovered)
+	}
+	if reg4.Files()[0].Err != nil {
+		t.Error("the recovered file still carries its error")
+	}
+}
+
+func TestCompilerNewBrokenFileDoesNotApply(t *testing.T) {
+	var c Compiler
+	reg, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "nonsense\n", "g.kpatch": "[pod.*]\nlabels.a: b\n"})}, time.Now())
+	if len(problems) != 1 || problems[0].KeptLastGood {
+		t.Fatalf("problems %+v", problems)
+	}
+	if reg.Active() != 1 || len(reg.Patches("pod")) != 1 {
+		t.Errorf("the good file must apply alone")
+	}
+}
+
+func TestCompilerValues(t *testing.T) {
+	var c Compiler
+	cm := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.n}\n", ValuesKey: "values:\n  n: 4\n"})
+	reg, problems := c.Build([]corev1.ConfigMap{cm}, time.Now())
+	if len(problems) != 0 || len(reg.Patches("deployment")) != 1 {
+		t.Fatalf("problems %v", problems)
+	}
+	// a broken values.yaml is an error of every file of the ConfigMap, which keep their last good versions
+	cm.Data[ValuesKey] = "values: ["
+	reg, problems = c.Build([]corev1.ConfigMap{cm}, time.Now())
+	if len(problems) != 1 || !strings.Contains(problems[0].Err.Error(), "a/values.yaml") || len(reg.Patches("deployment")) != 1 {
+		t.Errorf("problems %v", problems)
+	}
+	// a deleted ConfigMap takes its files with it
+	reg, _ = c.Build(nil, time.Now())
+	if reg.Active() != 0 || len(c.files) != 0 {
+		t.Errorf("deleted files remain: %d active, %d cached", reg.Active(), len(c.files))
+	}
+}
+
+func TestErrorSummary(t *testing.T) {
+	var c Compiler
+	_, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "a\nb\nc\nd\ne\n"})}, time.Now())
+	s := errorSummary(problems[0].Err)
+	if !strings.Contains(s, "a/f.kpatch:1:1") || !strings.Contains(s, "and 2 more") {
+		t.Errorf("summary %q", s)
+	}
+}
