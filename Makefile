@@ -6,8 +6,12 @@ BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 10s
 PKG_FUZZ    := ./pkg/kpatch
+# The control plane of the end-to-end tests (kube-apiserver and etcd) is
+# built from the Go module proxy once and kept here, outside the work tree,
+# so that every clone on the machine reuses it.
+CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
 
-.PHONY: all build demo test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
+.PHONY: controlplane e2e all build demo test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
 
 all: build
 
@@ -21,13 +25,17 @@ demo: build
 		-f examples/quickstart/app.yaml --values examples/quickstart/values.yaml
 
 ## test: everything CI runs.
-test: lint unit conformance fuzz-smoke
+test: lint unit conformance fuzz-smoke e2e
 
 unit:
 	$(GO) test -race -count=1 ./pkg/... ./cmd/...
 
 conformance:
 	$(GO) test -count=1 ./test/conformance/...
+
+## e2e: the webhook on a real kube-apiserver and etcd.
+e2e: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 -v ./test/e2e/...
 
 lint: fmt-check vet staticcheck
 
@@ -48,6 +56,10 @@ fuzz-smoke:
 
 fuzz:
 	$(MAKE) fuzz-smoke FUZZTIME=5m
+
+## controlplane: build kube-apiserver and etcd (about 10 minutes cold, seconds after).
+controlplane:
+	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 
 ## bench: the engine's benchmarks (figures in the README).
 bench:

@@ -113,3 +113,15 @@ func TestErrorSummary(t *testing.T) {
 		t.Errorf("summary %q", s)
 	}
 }
+
+func TestWatcherReadyAfterFirstSync(t *testing.T) {
+	var w Watcher
+	if w.Ready(nil) == nil {
+		t.Error("ready before the first sync")
+	}
+	reg, _ := w.compiler.Build(nil, time.Now())
+	w.current.Store(reg)
+	if err := w.Ready(nil); err != nil {
+		t.Errorf("not ready after a sync: %v", err)
+	}
+}

@@ -129,10 +129,15 @@ func parseQuoted(text string, col int) (Value, *lineError) {
 	}
 	tok := text[:end+1]
 	var s string
-	if q == '\'' {
+	switch {
+	case q == '\'':
 		s = strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
-	} else if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
-		return Value{}, lineErrorf(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	case !strings.Contains(tok, "\\"):
+		s = tok[1 : len(tok)-1] // no escapes: the text itself
+	default:
+		if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
+			return Value{}, lineErrorf(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
 	}
 	v := Value{Raw: tok, Quoted: true, Scalar: s}
 	if strings.Contains(s, "${") {

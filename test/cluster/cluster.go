@@ -1,0 +1,288 @@
+// Package cluster runs the kpatch webhook, as its binary, against a real
+// control plane (kube-apiserver and etcd built by `make controlplane`,
+// started by controller-runtime's envtest). The end-to-end tests, the demo
+// and the load benchmark share it.
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// RegistryNamespace is where the registry ConfigMaps live.
+const RegistryNamespace = "kpatch-system"
+
+// InjectLabel opts a namespace in.
+const InjectLabel = "kpatch.dev/inject"
+
+// Options configure Start.
+type Options struct {
+	// ControlPlaneDir holds kube-apiserver and etcd. Default:
+	// $KUBEBUILDER_ASSETS, else $CONTROLPLANE_DIR, else
+	// ~/.cache/kpatch/controlplane (where `make controlplane` puts them).
+	ControlPlaneDir string
+	// Resources are the rules of the webhook configuration; default
+	// Deployments, Pods, Services and ConfigMaps.
+	Rules []admissionregistrationv1.RuleWithOperations
+	// ExcludeNamespaces are left out by the webhook configuration's
+	// namespace selector; default the registry namespace and kube-system.
+	ExcludeNamespaces []string
+}
+
+// Cluster is a running control plane with the webhook configuration
+// installed. Webhooks are started on it with StartWebhook.
+type Cluster struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+	// Kubeconfig is a kubeconfig file for the control plane.
+	Kubeconfig string
+	// CertDir holds the webhook's serving certificate, trusted by the
+	// webhook configuration; Port is where the configuration sends.
+	CertDir string
+	Port    int
+	CAData  []byte
+	dir     string
+}
+
+// Start starts the control plane, installs the MutatingWebhookConfiguration
+// (pointing at 127.0.0.1:Port/mutate) and creates the registry namespace.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	assets := o.ControlPlaneDir
+	for _, dir := range []string{os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CONTROLPLANE_DIR"), filepath.Join(os.Getenv("HOME"), ".cache/kpatch/controlplane")} {
+		if assets == "" && dir != "" {
+			assets = dir
+		}
+	}
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
+		return nil, fmt.Errorf("no kube-apiserver in %s: run `make controlplane` first (%w)", assets, err)
+	}
+	if len(o.Rules) == 0 {
+		o.Rules = []admissionregistrationv1.RuleWithOperations{
+			rule("apps", "deployments"), rule("", "pods"), rule("", "services"), rule("", "configmaps"),
+		}
+	}
+	if o.ExcludeNamespaces == nil {
+		o.ExcludeNamespaces = []string{RegistryNamespace, "kube-system"}
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			LocalServingHost:  "127.0.0.1",
+			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{webhookConfiguration(o)},
+		},
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	c := &Cluster{Env: env, Config: cfg, CertDir: env.WebhookInstallOptions.LocalServingCertDir, Port: env.WebhookInstallOptions.LocalServingPort, CAData: env.WebhookInstallOptions.LocalServingCAData}
+	fail := func(err error) (*Cluster, error) {
+		_ = c.Stop()
+		return nil, err
+	}
+	if c.dir, err = os.MkdirTemp("", "kpatch-cluster"); err != nil {
+		return fail(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "kpatch-webhook", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fail(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fail(err)
+	}
+	c.Kubeconfig = filepath.Join(c.dir, "kubeconfig")
+	if err := os.WriteFile(c.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return fail(err)
+	}
+	if c.Client, err = client.New(cfg, client.Options{Scheme: scheme.Scheme}); err != nil {
+		return fail(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: RegistryNamespace}}
+	if err := c.Client.Create(ctx, ns); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+func rule(group, resource string) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{group}, APIVersions: []string{"v1"}, Resources: []string{resource},
+		},
+	}
+}
+
+func webhookConfiguration(o Options) *admissionregistrationv1.MutatingWebhookConfiguration {
+	sideEffects := admissionregistrationv1.SideEffectClassNone
+	failure := admissionregistrationv1.Ignore
+	reinvoke := admissionregistrationv1.IfNeededReinvocationPolicy
+	timeout := int32(3)
+	path := "/mutate"
+	return &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "kpatch"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    "mutate.kpatch.dev",
+			AdmissionReviewVersions: []string{"v1"},
+			SideEffects:             &sideEffects,
+			FailurePolicy:           &failure,
+			ReinvocationPolicy:      &reinvoke,
+			TimeoutSeconds:          &timeout,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{
+				Service: &admissionregistrationv1.ServiceReference{Name: "kpatch", Namespace: RegistryNamespace, Path: &path},
+			},
+			NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{InjectLabel: "enabled"},
+				MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: o.ExcludeNamespaces,
+				}},
+			},
+			Rules: o.Rules,
+		}},
+	}
+}
+
+// Stop stops the control plane and removes the cluster's files.
+func (c *Cluster) Stop() error {
+	err := c.Env.Stop()
+	if c.dir != "" {
+		_ = os.RemoveAll(c.dir)
+	}
+	return err
+}
+
+// Webhook is a running webhook process.
+type Webhook struct {
+	Cmd        *exec.Cmd
+	Port       int
+	MetricsURL string
+	ReadyURL   string
+	done       chan error
+}
+
+// BuildWebhook builds cmd/webhook into dir and returns the binary's path.
+func BuildWebhook(dir string) (string, error) {
+	bin := filepath.Join(dir, "webhook")
+	out, err := exec.Command("go", "build", "-o", bin, "kpatch.dev/kpatch/cmd/webhook").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building the webhook: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// StartWebhook runs the webhook binary against the cluster with the
+// serving certificate of the webhook configuration, on port (0: the port
+// the configuration calls), plus extra flags, and waits until /readyz
+// answers OK.
+func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
+	if port == 0 {
+		port = c.Port
+	}
+	metricsPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	probePort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--kubeconfig", c.Kubeconfig,
+		"--cert-dir", c.CertDir,
+		"--port", strconv.Itoa(port),
+		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
+		"--registry-namespace", RegistryNamespace,
+	}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w := &Webhook{
+		Cmd:        cmd,
+		Port:       port,
+		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		ReadyURL:   fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
+		done:       make(chan error, 1),
+	}
+	go func() { w.done <- cmd.Wait() }()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if resp, err := http.Get(w.ReadyURL); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return w, nil
+			}
+		}
+		select {
+		case err := <-w.done:
+			return nil, fmt.Errorf("the webhook exited before it was ready: %v", err)
+		case <-ctx.Done():
+			w.Stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			w.Stop()
+			return nil, errors.New("the webhook was not ready within a minute")
+		}
+	}
+}
+
+// Stop ends the webhook and waits for it.
+func (w *Webhook) Stop() {
+	_ = w.Cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-w.done:
+	case <-time.After(10 * time.Second):
+		_ = w.Cmd.Process.Kill()
+		<-w.done
+	}
+}
+
+// HTTPClient returns a client that trusts the webhook's serving
+// certificate.
+func (c *Cluster) HTTPClient() *http.Client {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(c.CAData)
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+			MaxIdleConnsPerHost: 64,
+		},
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
