@@ -89,7 +89,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			LocalServingHost:  "127.0.0.1",
+			LocalServingHost: "127.0.0.1",
 			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{webhookConfiguration(o)},
 		},
 	}
