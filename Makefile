@@ -11,15 +11,20 @@ PKG_FUZZ    := ./pkg/kpatch
 # so that every clone on the machine reuses it.
 CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
 
-.PHONY: controlplane e2e all build demo test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
+.PHONY: controlplane e2e load all build demo demo-cli test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## demo: apply the example patches to the example manifests with the CLI.
-demo: build
+## demo: the whole product on this machine: a real control plane, the
+## example registry of config/samples, the webhook, a patched Deployment.
+demo: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/demo
+
+## demo-cli: apply the example patches to the example manifests with the CLI.
+demo-cli: build
 	@echo "# kpatch apply -p examples/quickstart/patches/*.kpatch -f examples/quickstart/app.yaml --values examples/quickstart/values.yaml"
 	@$(BIN)/kpatch apply $(addprefix -p ,$(sort $(wildcard examples/quickstart/patches/*.kpatch))) \
 		-f examples/quickstart/app.yaml --values examples/quickstart/values.yaml
