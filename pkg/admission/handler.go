@@ -2,11 +2,9 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -78,13 +76,13 @@ func (h *Handler) handle(req *admission.Request) (admission.Response, string) {
 	}
 	resp := admission.Allowed("")
 	result := ResultUnchanged
-	if !sameMap(out, obj) {
-		patched, merr := json.Marshal(out)
-		if merr != nil {
-			return admission.Errored(http.StatusInternalServerError, merr), ResultError
+	if !sameContainer(out, obj) {
+		ops, perr := createPatch(obj, out)
+		if perr != nil {
+			return admission.Errored(http.StatusInternalServerError, perr), ResultError
 		}
-		resp = admission.PatchResponseFromRaw(req.Object.Raw, patched)
-		if len(resp.Patches) > 0 {
+		if len(ops) > 0 {
+			resp = admission.Patched("", ops...)
 			result = ResultMutated
 		}
 	}
@@ -137,10 +135,4 @@ func warningsOf(err error) []string {
 		}
 	}
 	return out
-}
-
-// sameMap reports whether two maps are the same map: Apply returns its
-// input when nothing changed.
-func sameMap(a, b map[string]any) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

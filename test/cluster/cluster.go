@@ -201,11 +201,11 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 	if port == 0 {
 		port = c.Port
 	}
-	metricsPort, err := freePort()
+	metricsPort, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
-	probePort, err := freePort()
+	probePort, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,8 @@ func (c *Cluster) HTTPClient() *http.Client {
 	}
 }
 
-func freePort() (int, error) {
+// FreePort returns a free TCP port on 127.0.0.1.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -1,0 +1,153 @@
+package admission
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gomodules.xyz/jsonpatch/v2"
+)
+
+// createPatch returns the RFC 6902 patch from orig to patched: the
+// operations jsonpatch.CreatePatch computes between the two documents
+// (TestCreatePatchMatchesJSONPatch holds it to that). kpatch.Apply shares
+// every unchanged map and list of its result with its input, so this walk,
+// which follows jsonpatch's own over objects and arrays, skips identical
+// subtrees without looking inside them and hands the values that differ to
+// jsonpatch.CreatePatch, instead of marshalling the whole object and
+// decoding it twice.
+func createPatch(orig, patched map[string]any) ([]jsonpatch.Operation, error) {
+	return diffMaps(orig, patched, "", nil)
+}
+
+// diffMaps follows jsonpatch's own walk over objects: added keys are
+// added, removed keys removed, common keys compared.
+func diffMaps(a, b map[string]any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+	if sameContainer(a, b) {
+		return ops, nil
+	}
+	var err error
+	for key, bv := range b {
+		p := path + "/" + escapePointer(key)
+		av, ok := a[key]
+		if !ok {
+			ops = append(ops, jsonpatch.NewOperation("add", p, bv))
+			continue
+		}
+		if ops, err = diffValues(av, bv, p, ops); err != nil {
+			return nil, err
+		}
+	}
+	for key := range a {
+		if _, ok := b[key]; !ok {
+			ops = append(ops, jsonpatch.NewOperation("remove", path+"/"+escapePointer(key), nil))
+		}
+	}
+	return ops, nil
+}
+
+func diffValues(a, b any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+	switch av := a.(type) {
+	case map[string]any:
+		if bv, ok := b.(map[string]any); ok {
+			return diffMaps(av, bv, path, ops)
+		}
+	case []any:
+		if bv, ok := b.([]any); ok {
+			return diffLists(av, bv, path, ops)
+		}
+	case string, bool, int64, float64, nil:
+		if scalar(b) {
+			// jsonpatch replaces a scalar that changed, type or value
+			if !sameScalar(a, b) {
+				ops = append(ops, jsonpatch.NewOperation("replace", path, b))
+			}
+			return ops, nil
+		}
+	}
+	// A container meets something else: jsonpatch diffs them.
+	ja, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := jsonpatch.CreatePatch(ja, jb)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range sub {
+		op.Path = path + op.Path
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// diffLists follows jsonpatch's own walk over arrays: items past the end
+// of the shorter list are removed (last first) or added, and the items the
+// two lists share by index are compared.
+func diffLists(a, b []any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+	if sameContainer(a, b) {
+		return ops, nil
+	}
+	n := min(len(a), len(b))
+	for i := len(a) - 1; i >= n; i-- {
+		ops = append(ops, jsonpatch.NewOperation("remove", path+"/"+strconv.Itoa(i), nil))
+	}
+	for i := n; i < len(b); i++ {
+		ops = append(ops, jsonpatch.NewOperation("add", path+"/"+strconv.Itoa(i), b[i]))
+	}
+	var err error
+	for i := range n {
+		if ops, err = diffValues(a[i], b[i], path+"/"+strconv.Itoa(i), ops); err != nil {
+			return nil, err
+		}
+	}
+	return ops, nil
+}
+
+func scalar(v any) bool {
+	switch v.(type) {
+	case string, bool, int64, float64, nil:
+		return true
+	}
+	return false
+}
+
+// sameScalar compares two scalars as JSON does: numbers by value.
+func sameScalar(a, b any) bool {
+	if a == b {
+		return true
+	}
+	switch x := a.(type) {
+	case int64:
+		y, ok := b.(float64)
+		return ok && float64(x) == y
+	case float64:
+		y, ok := b.(int64)
+		return ok && x == float64(y)
+	}
+	return false
+}
+
+// sameContainer reports whether two maps or two lists are the same one.
+func sameContainer(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Len() != vb.Len() {
+		return false
+	}
+	return va.Len() == 0 || va.UnsafePointer() == vb.UnsafePointer()
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// escapePointer escapes a key for a JSON pointer (RFC 6901).
+func escapePointer(key string) string {
+	if !strings.ContainsAny(key, "~/") {
+		return key
+	}
+	return pointerEscaper.Replace(key)
+}

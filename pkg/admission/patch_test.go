@@ -1,0 +1,96 @@
+package admission
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gomodules.xyz/jsonpatch/v2"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// opStrings renders operations comparably: op, path and value as JSON.
+func opStrings(t *testing.T, ops []jsonpatch.Operation) []string {
+	t.Helper()
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		v, err := json.Marshal(op.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var norm any
+		_ = json.Unmarshal(v, &norm)
+		v, _ = json.Marshal(norm)
+		out[i] = op.Operation + " " + op.Path + " " + string(v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCreatePatchMatchesJSONPatch holds createPatch to the operations
+// jsonpatch.CreatePatch computes between the marshalled documents, on
+// every object and patch set of the conformance suite.
+func TestCreatePatchMatchesJSONPatch(t *testing.T) {
+	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
+	dirs = append(dirs, "../kpatch/testdata/bench")
+	compared := 0
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+		var patches []*kpatch.Patch
+		for _, f := range files {
+			src, _ := os.ReadFile(f)
+			if p, err := kpatch.ParseAndCompile(f, src); err == nil {
+				patches = append(patches, p.WithVariables(&kpatch.Variables{}))
+			}
+		}
+		for _, obj := range objectsIn(t, dir) {
+			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
+			got, err := createPatch(obj, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(obj)
+			b, _ := json.Marshal(out)
+			want, err := jsonpatch.CreatePatch(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := opStrings(t, got), opStrings(t, want); !slices.Equal(g, w) {
+				t.Errorf("%s: operations differ\ngot:  %s\nwant: %s", dir, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+			}
+			compared++
+		}
+	}
+	if compared < 50 {
+		t.Fatalf("only %d objects compared", compared)
+	}
+}
+
+func objectsIn(t *testing.T, dir string) []map[string]any {
+	var objs []map[string]any
+	for _, name := range []string{"input.yaml", "deployment.json"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+		for {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				break
+			}
+			var obj map[string]any
+			if err := utiljson.Unmarshal(raw, &obj); err == nil && obj != nil {
+				objs = append(objs, obj)
+			}
+		}
+		f.Close()
+	}
+	return objs
+}

@@ -1,0 +1,237 @@
+// Command load measures the webhook under load: it starts a real control
+// plane, two webhook processes (one with the 10-file benchmark registry of
+// pkg/kpatch/testdata/bench, one with an empty registry) and sends each of
+// them AdmissionReviews of a realistic Deployment over HTTPS on loopback,
+// for a bounded time. It prints, for each, the saturated throughput and
+// the latency percentiles at a fixed rate.
+//
+//	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000]    (make load)
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"kpatch.dev/kpatch/test/cluster"
+)
+
+const benchDir = "pkg/kpatch/testdata/bench"
+
+func main() {
+	duration := flag.Duration("duration", 10*time.Second, "how long each phase sends")
+	concurrency := flag.Int("concurrency", 4, "concurrent connections in the throughput phase")
+	rate := flag.Int("rate", 2000, "requests per second in the latency phase")
+	flag.Parse()
+	if err := run(context.Background(), *duration, *concurrency, *rate); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, duration time.Duration, concurrency, rate int) error {
+	c, err := cluster.Start(ctx, cluster.Options{})
+	if err != nil {
+		return err
+	}
+	defer c.Stop()
+	files, _ := filepath.Glob(filepath.Join(benchDir, "*.kpatch"))
+	data := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		data[filepath.Base(f)] = string(b)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: cluster.RegistryNamespace, Labels: map[string]string{"kpatch.dev/registry": "true"}},
+		Data:       data,
+	}
+	if err := c.Client.Create(ctx, cm); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "kpatch-load")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := cluster.BuildWebhook(dir)
+	if err != nil {
+		return err
+	}
+	body, err := review(filepath.Join(benchDir, "deployment.json"))
+	if err != nil {
+		return err
+	}
+	client := c.HTTPClient()
+	fmt.Printf("%d patch files, %d-byte AdmissionReview, %s per phase, %d connections, latency at %d req/s\n\n",
+		len(files), len(body), duration, concurrency, rate)
+	fmt.Printf("%-16s %12s %10s %10s %10s %10s\n", "registry", "max req/s", "p50", "p90", "p99", "errors")
+	var results []float64
+	for _, target := range []struct {
+		name string
+		args []string
+	}{
+		{"empty", []string{"--registry-selector", "kpatch.dev/registry=none"}},
+		{"10 files", nil},
+	} {
+		var logs bytes.Buffer
+		port, err := cluster.FreePort()
+		if err != nil {
+			return err
+		}
+		wh, err := c.StartWebhook(ctx, bin, port, &logs, append(target.args, "--zap-log-level", "error")...)
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, logs.String())
+		}
+		url := fmt.Sprintf("https://127.0.0.1:%d/mutate", wh.Port)
+		if err := check(client, url, body, target.args == nil); err != nil {
+			wh.Stop()
+			return err
+		}
+		throughput, errs1 := saturate(client, url, body, duration, concurrency)
+		lat, errs2 := paced(client, url, body, duration, rate)
+		wh.Stop()
+		results = append(results, throughput)
+		fmt.Printf("%-16s %12.0f %10s %10s %10s %10d\n", target.name, throughput,
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), errs1+errs2)
+	}
+	fmt.Printf("\npatched throughput: %.0f%% of the empty registry's\n", 100*results[1]/results[0])
+	return nil
+}
+
+// review builds the AdmissionReview body of a CREATE of the object.
+func review(path string) ([]byte, error) {
+	obj, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var meta struct {
+		Metadata struct{ Name, Namespace string }
+	}
+	if err := json.Unmarshal(obj, &meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID:       "load",
+			Kind:      metav1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
+			Resource:  metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+			Name:      meta.Metadata.Name,
+			Namespace: meta.Metadata.Namespace,
+			Operation: admissionv1.Create,
+			Object:    runtime.RawExtension{Raw: obj},
+		},
+	})
+}
+
+// check sends one request and verifies the answer: a patch from the
+// patched registry, none from the empty one.
+func check(client *http.Client, url string, body []byte, wantPatch bool) error {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var out admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return err
+	}
+	if out.Response == nil || !out.Response.Allowed {
+		return fmt.Errorf("unexpected answer: %+v", out.Response)
+	}
+	if got := len(out.Response.Patch) > 0; got != wantPatch {
+		return fmt.Errorf("patch present %v, want %v", got, wantPatch)
+	}
+	return nil
+}
+
+func send(client *http.Client, url string, body []byte) error {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return errors.New(resp.Status)
+	}
+	return nil
+}
+
+// saturate sends as fast as concurrency connections allow and returns the
+// requests per second.
+func saturate(client *http.Client, url string, body []byte, d time.Duration, concurrency int) (float64, int) {
+	var ok, failed atomic.Int64
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if send(client, url, body) == nil {
+					ok.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(ok.Load()) / d.Seconds(), int(failed.Load())
+}
+
+// paced sends at a fixed rate, open loop, and returns every latency.
+func paced(client *http.Client, url string, body []byte, d time.Duration, rate int) ([]time.Duration, int) {
+	n := int(d.Seconds() * float64(rate))
+	lat := make([]time.Duration, n)
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	interval := time.Second / time.Duration(rate)
+	start := time.Now()
+	for i := range n {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			if send(client, url, body) != nil {
+				failed.Add(1)
+			}
+			lat[i] = time.Since(t)
+		}()
+	}
+	wg.Wait()
+	return lat, int(failed.Load())
+}
+
+func pct(lat []time.Duration, p int) string {
+	if len(lat) == 0 {
+		return "-"
+	}
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	v := s[(len(s)-1)*p/100]
+	return fmt.Sprintf("%.2fms", float64(v.Microseconds())/1000)
+}
