@@ -8,6 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 
@@ -37,6 +39,7 @@ type options struct {
 	registrySelector  string
 	operations        string
 	strict            bool
+	profiling         bool
 }
 
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -51,6 +54,7 @@ func main() {
 	flag.StringVar(&o.registrySelector, "registry-selector", "kpatch.dev/registry=true", "label selector of the registry ConfigMaps")
 	flag.StringVar(&o.operations, "operations", "CREATE", "comma-separated admission operations to patch: CREATE, UPDATE")
 	flag.BoolVar(&o.strict, "strict", false, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
+	flag.BoolVar(&o.profiling, "profiling", false, "serve Go's /debug/pprof/ profiles on the metrics address")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -78,9 +82,14 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr}
+	if o.profiling {
+		metricsOpts.ExtraHandlers = map[string]http.Handler{"/debug/pprof/": http.HandlerFunc(pprof.Index),
+			"/debug/pprof/profile": http.HandlerFunc(pprof.Profile), "/debug/pprof/symbol": http.HandlerFunc(pprof.Symbol)}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 clientgoscheme.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                metricsOpts,
 		HealthProbeBindAddress: o.probeAddr,
 		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{

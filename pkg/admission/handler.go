@@ -82,7 +82,12 @@ func (h *Handler) handle(req *admission.Request) (admission.Response, string) {
 			return admission.Errored(http.StatusInternalServerError, perr), ResultError
 		}
 		if len(ops) > 0 {
-			resp = admission.Patched("", ops...)
+			patch, perr := encodePatch(ops)
+			if perr != nil {
+				return admission.Errored(http.StatusInternalServerError, perr), ResultError
+			}
+			patchType := admissionv1.PatchTypeJSONPatch
+			resp.Patch, resp.PatchType = patch, &patchType
 			result = ResultMutated
 		}
 	}

@@ -44,7 +44,7 @@ func BenchmarkHandlePatched(b *testing.B) {
 	req := request(admissionv1.Create, "shop", string(raw))
 	b.ReportAllocs()
 	for b.Loop() {
-		if resp := h.Handle(context.Background(), req); len(resp.Patches) == 0 {
+		if resp := h.Handle(context.Background(), req); len(resp.Patch) == 0 {
 			b.Fatal("not patched")
 		}
 	}
@@ -56,7 +56,7 @@ func BenchmarkHandleEmpty(b *testing.B) {
 	req := request(admissionv1.Create, "shop", string(raw))
 	b.ReportAllocs()
 	for b.Loop() {
-		if resp := h.Handle(context.Background(), req); len(resp.Patches) != 0 {
+		if resp := h.Handle(context.Background(), req); len(resp.Patch) != 0 {
 			b.Fatal("patched")
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"gomodules.xyz/jsonpatch/v2"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +31,22 @@ func newHandler(t *testing.T, files map[string]string) *Handler {
 	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
 }
 
+// patchOf decodes the JSONPatch of a response.
+func patchOf(t testing.TB, resp admission.Response) []jsonpatch.Operation {
+	t.Helper()
+	if len(resp.Patch) == 0 {
+		return nil
+	}
+	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
+		t.Fatalf("patch type %v", resp.PatchType)
+	}
+	var ops []jsonpatch.Operation
+	if err := json.Unmarshal(resp.Patch, &ops); err != nil {
+		t.Fatalf("the patch is not JSON: %v\n%s", err, resp.Patch)
+	}
+	return ops
+}
+
 func request(op admissionv1.Operation, ns, raw string) admission.Request {
 	var obj map[string]any
 	_ = json.Unmarshal([]byte(raw), &obj)
@@ -46,11 +63,12 @@ func request(op admissionv1.Operation, ns, raw string) admission.Request {
 func TestHandlerPatches(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n[deployment.web.containers.name=app]\nimage.tag: \"1.27\"\n"})
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
-	if !resp.Allowed || len(resp.Patches) != 2 {
+	ops := patchOf(t, resp)
+	if !resp.Allowed || len(ops) != 2 {
 		t.Fatalf("response %+v", resp)
 	}
 	got := map[string]string{}
-	for _, p := range resp.Patches {
+	for _, p := range ops {
 		got[p.Operation+" "+p.Path] = fmt.Sprint(p.Value)
 	}
 	want := map[string]string{"replace /spec/replicas": "3", "replace /spec/template/spec/containers/0/image": "nginx:1.27"}
@@ -77,12 +95,12 @@ func TestHandlerLeavesAlone(t *testing.T) {
 		"other kind":         request(admissionv1.Create, "shop", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`),
 	} {
 		resp := h.Handle(context.Background(), req)
-		if !resp.Allowed || len(resp.Patches) != 0 || resp.PatchType != nil {
+		if !resp.Allowed || len(patchOf(t, resp)) != 0 || resp.PatchType != nil {
 			t.Errorf("%s: patched: %+v", name, resp)
 		}
 	}
 	h.Operations = []admissionv1.Operation{admissionv1.Create, admissionv1.Update}
-	if resp := h.Handle(context.Background(), request(admissionv1.Update, "shop", deploymentJSON)); len(resp.Patches) != 1 {
+	if resp := h.Handle(context.Background(), request(admissionv1.Update, "shop", deploymentJSON)); len(patchOf(t, resp)) != 1 {
 		t.Errorf("update with UPDATE configured: %+v", resp)
 	}
 }
@@ -90,7 +108,7 @@ func TestHandlerLeavesAlone(t *testing.T) {
 func TestHandlerUnchangedHasNoPatch(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 1\n"})
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
-	if !resp.Allowed || len(resp.Patches) != 0 {
+	if !resp.Allowed || len(patchOf(t, resp)) != 0 {
 		t.Errorf("response %+v", resp)
 	}
 	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultUnchanged)); n != 1 {
@@ -105,8 +123,8 @@ func TestHandlerFailingFile(t *testing.T) {
 	}
 	h := newHandler(t, files)
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
-	if !resp.Allowed || len(resp.Patches) != 1 || resp.Patches[0].Path != "/metadata/labels" {
-		t.Fatalf("want only b's label: %+v", resp.Patches)
+	if ops := patchOf(t, resp); !resp.Allowed || len(ops) != 1 || ops[0].Path != "/metadata/labels" {
+		t.Fatalf("want only b's label: %+v", ops)
 	}
 	if len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "reg/a.kpatch:3: not applied: ") {
 		t.Errorf("warnings %q", resp.Warnings)
@@ -121,13 +139,14 @@ func TestHandlerFailingFile(t *testing.T) {
 func TestHandlerKeepsUnknownFields(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nlabels.a: b\n"})
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
-	for _, p := range resp.Patches {
+	ops := patchOf(t, resp)
+	for _, p := range ops {
 		if strings.Contains(p.Path, "x-unknown") || p.Operation == "remove" {
 			t.Errorf("the patch touches what it should not: %v", p)
 		}
 	}
-	if len(resp.Patches) != 1 {
-		t.Errorf("patches %v", resp.Patches)
+	if len(ops) != 1 {
+		t.Errorf("patches %v", ops)
 	}
 }
 

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -150,4 +151,34 @@ func escapePointer(key string) string {
 		return key
 	}
 	return pointerEscaper.Replace(key)
+}
+
+// encodePatch writes operations as the JSON array of RFC 6902, each value
+// marshalled once (jsonpatch's own MarshalJSON marshals every operation
+// twice over).
+func encodePatch(ops []jsonpatch.Operation) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, op := range ops {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		path, err := json.Marshal(op.Path)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`{"op":"` + op.Operation + `","path":`)
+		b.Write(path)
+		if op.Operation != "remove" {
+			value, err := json.Marshal(op.Value)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(`,"value":`)
+			b.Write(value)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }

@@ -64,6 +64,17 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 			if g, w := opStrings(t, got), opStrings(t, want); !slices.Equal(g, w) {
 				t.Errorf("%s: operations differ\ngot:  %s\nwant: %s", dir, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
 			}
+			encoded, err := encodePatch(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var decoded []jsonpatch.Operation
+			if err := json.Unmarshal(encoded, &decoded); err != nil {
+				t.Fatalf("%s: encoded patch is not JSON: %v\n%s", dir, err, encoded)
+			}
+			if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
+				t.Errorf("%s: encoded operations differ\n%s", dir, encoded)
+			}
 			compared++
 		}
 	}

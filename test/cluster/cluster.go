@@ -273,7 +273,8 @@ func (c *Cluster) HTTPClient() *http.Client {
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{
 			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-			MaxIdleConnsPerHost: 64,
+			MaxIdleConnsPerHost: 16,
+			MaxConnsPerHost:     16,
 		},
 	}
 }

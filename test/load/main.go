@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,7 +98,7 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 		if err != nil {
 			return err
 		}
-		wh, err := c.StartWebhook(ctx, bin, port, &logs, append(target.args, "--zap-log-level", "error")...)
+		wh, err := c.StartWebhook(ctx, bin, port, &logs, append(target.args, "--zap-log-level", "error", "--profiling")...)
 		if err != nil {
 			return fmt.Errorf("%w\n%s", err, logs.String())
 		}
@@ -105,6 +106,9 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 		if err := check(client, url, body, target.args == nil); err != nil {
 			wh.Stop()
 			return err
+		}
+		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
+			go saveProfile(wh.MetricsURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
 		}
 		throughput, errs1 := saturate(client, url, body, duration, concurrency)
 		lat, errs2 := paced(client, url, body, duration, rate)
@@ -115,6 +119,20 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 	}
 	fmt.Printf("\npatched throughput: %.0f%% of the empty registry's\n", 100*results[1]/results[0])
 	return nil
+}
+
+// saveProfile saves a CPU profile of the webhook, taken while it is
+// saturated, for `go tool pprof`.
+func saveProfile(metricsURL, path string, d time.Duration) {
+	url := strings.TrimSuffix(metricsURL, "/metrics") + fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())-1)
+	resp, err := http.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "profile:", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(path, b, 0o644)
 }
 
 // review builds the AdmissionReview body of a CREATE of the object.
