@@ -66,9 +66,13 @@ fuzz:
 controlplane:
 	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 
-## bench: the engine's benchmarks (figures in the README).
+## load: the webhook under load on the real control plane (figures in the README).
+load: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load
+
+## bench: the engine's and the handler's benchmarks (figures in the README).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
 
 clean:
 	rm -rf $(BIN)
