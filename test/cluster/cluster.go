@@ -183,9 +183,10 @@ type Webhook struct {
 	done       chan error
 }
 
-// BuildWebhook builds cmd/webhook into dir and returns the binary's path.
-func BuildWebhook(dir string) (string, error) {
-	bin := filepath.Join(dir, "webhook")
+// BuildWebhook builds cmd/webhook into the cluster's directory and
+// returns the binary's path.
+func (c *Cluster) BuildWebhook() (string, error) {
+	bin := filepath.Join(c.dir, "webhook")
 	out, err := exec.Command("go", "build", "-o", bin, "kpatch.dev/kpatch/cmd/webhook").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("building the webhook: %v\n%s", err, out)

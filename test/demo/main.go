@@ -57,12 +57,7 @@ func run(ctx context.Context) error {
 	}
 
 	step("starting the webhook")
-	dir, err := os.MkdirTemp("", "kpatch-demo")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin, err := cluster.BuildWebhook(dir)
+	bin, err := c.BuildWebhook()
 	if err != nil {
 		return err
 	}

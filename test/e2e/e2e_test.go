@@ -40,16 +40,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "kpatch-e2e")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	bin, err := cluster.BuildWebhook(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	var err error
 	// The configuration excludes kube-system only, so that the webhook's
 	// own refusal of the registry namespace is what the tests see.
 	if env, err = cluster.Start(ctx, cluster.Options{ExcludeNamespaces: []string{"kube-system"}}); err != nil {
@@ -57,6 +48,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
+	bin, err := env.BuildWebhook()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if webhook, err = env.StartWebhook(ctx, bin, 0, &logs); err != nil {
 		fmt.Fprintln(os.Stderr, err, "\n", logs.String())
 		return 1

@@ -68,12 +68,7 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 	if err := c.Client.Create(ctx, cm); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "kpatch-load")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	bin, err := cluster.BuildWebhook(dir)
+	bin, err := c.BuildWebhook()
 	if err != nil {
 		return err
 	}
