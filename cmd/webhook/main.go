@@ -118,6 +118,15 @@ func run(o options) error {
 		Strict:            o.strict,
 		Metrics:           metrics,
 	}})
+	// Readiness on the TLS listener itself, for a probe that proves the
+	// certificate is served: ready once the registry has synced.
+	mgr.GetWebhookServer().Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := watcher.Ready(r); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}

@@ -331,6 +331,17 @@ func TestRegistryNamespaceNeverPatched(t *testing.T) {
 	}
 }
 
+func TestReadinessOnTLSListener(t *testing.T) {
+	resp, err := env.HTTPClient().Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", webhook.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/readyz on the webhook port: %s", resp.Status)
+	}
+}
+
 func TestMetrics(t *testing.T) {
 	m := metrics(t)
 	for _, name := range []string{
