@@ -11,7 +11,7 @@ PKG_FUZZ    := ./pkg/kpatch
 # so that every clone on the machine reuses it.
 CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
 
-.PHONY: controlplane e2e load all build demo demo-cli test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
+.PHONY: controlplane e2e load certs image all build demo demo-cli test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
 
 all: build
 
@@ -29,11 +29,20 @@ demo-cli: build
 	@$(BIN)/kpatch apply $(addprefix -p ,$(sort $(wildcard examples/quickstart/patches/*.kpatch))) \
 		-f examples/quickstart/app.yaml --values examples/quickstart/values.yaml
 
+## certs: a CA and a serving certificate for running the webhook locally.
+certs:
+	$(GO) run ./certs certs
+
+## image: the webhook's container image (needs a Docker engine).
+IMAGE ?= kpatch-webhook:dev
+image:
+	docker build -t $(IMAGE) .
+
 ## test: everything CI runs.
 test: lint unit conformance fuzz-smoke e2e
 
 unit:
-	$(GO) test -race -count=1 ./pkg/... ./cmd/...
+	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./certs/...
 
 conformance:
 	$(GO) test -count=1 ./test/conformance/...
