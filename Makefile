@@ -11,7 +11,7 @@ PKG_FUZZ    := ./pkg/kpatch
 # so that every clone on the machine reuses it.
 CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
 
-.PHONY: controlplane e2e load certs image all build demo demo-cli test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
+.PHONY: controlplane chart e2e load certs image all build demo demo-cli test unit conformance lint fmt-check vet staticcheck fuzz-smoke fuzz bench clean
 
 all: build
 
@@ -39,13 +39,18 @@ image:
 	docker build -t $(IMAGE) .
 
 ## test: everything CI runs.
-test: lint unit conformance fuzz-smoke e2e
+test: lint unit conformance fuzz-smoke e2e chart
 
 unit:
 	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./certs/...
 
 conformance:
 	$(GO) test -count=1 ./test/conformance/...
+
+## chart: lint, schema, assertions and a server-side dry run of every mode of
+## charts/kpatch-webhook on the real API server; config/default kept equal to it.
+chart: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 ./test/chart/...
 
 ## e2e: the webhook on a real kube-apiserver and etcd.
 e2e: controlplane

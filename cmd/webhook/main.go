@@ -5,6 +5,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/servingcert"
 )
 
 // options are the command line.
@@ -40,6 +42,10 @@ type options struct {
 	operations        string
 	strict            bool
 	profiling         bool
+	tlsMode           string
+	tlsSecret         string
+	tlsDNSNames       string
+	webhookConfig     string
 }
 
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -55,6 +61,10 @@ func main() {
 	flag.StringVar(&o.operations, "operations", "CREATE", "comma-separated admission operations to patch: CREATE, UPDATE")
 	flag.BoolVar(&o.strict, "strict", false, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
 	flag.BoolVar(&o.profiling, "profiling", false, "serve Go's /debug/pprof/ profiles on the metrics address")
+	flag.StringVar(&o.tlsMode, "tls-mode", "files", "files: serve tls.crt and tls.key of --cert-dir; self-managed: issue a CA and serving certificate and keep the webhook configuration's caBundle current")
+	flag.StringVar(&o.tlsSecret, "tls-secret-name", "kpatch-webhook-ca", "self-managed TLS: the Secret of the registry namespace that holds the CA")
+	flag.StringVar(&o.tlsDNSNames, "tls-dns-names", "", "self-managed TLS: comma-separated DNS names of the serving certificate (the Service's)")
+	flag.StringVar(&o.webhookConfig, "webhook-configuration-name", "", "self-managed TLS: the MutatingWebhookConfiguration whose caBundle is kept current")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -87,17 +97,42 @@ func run(o options) error {
 		metricsOpts.ExtraHandlers = map[string]http.Handler{"/debug/pprof/": http.HandlerFunc(pprof.Index),
 			"/debug/pprof/profile": http.HandlerFunc(pprof.Profile), "/debug/pprof/symbol": http.HandlerFunc(pprof.Symbol)}
 	}
+	serverOpts := webhook.Options{Port: o.port, CertDir: o.certDir}
+	var keeper *servingcert.Keeper
+	switch o.tlsMode {
+	case "files":
+	case "self-managed":
+		if keeper, err = servingcert.New(servingcert.Options{
+			Namespace:            ns,
+			SecretName:           o.tlsSecret,
+			DNSNames:             splitList(o.tlsDNSNames),
+			WebhookConfiguration: o.webhookConfig,
+			RESTConfig:           cfg,
+			Log:                  ctrl.Log.WithName("tls"),
+		}); err != nil {
+			return err
+		}
+		serverOpts.TLSOpts = []func(*tls.Config){keeper.TLSOption}
+	default:
+		return fmt.Errorf("--tls-mode: %q is not files or self-managed", o.tlsMode)
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 clientgoscheme.Scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: o.probeAddr,
-		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir}),
+		WebhookServer:          webhook.NewServer(serverOpts),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{ns: {}}, Label: selector},
 		}},
 	})
 	if err != nil {
 		return err
+	}
+	if keeper != nil {
+		keeper.SetClients(mgr.GetAPIReader(), mgr.GetClient())
+		if err := mgr.Add(keeper); err != nil {
+			return err
+		}
 	}
 	metrics := admission.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
@@ -135,6 +170,16 @@ func run(o options) error {
 	}
 	ctrl.Log.Info("starting", "registryNamespace", ns, "registrySelector", selector.String(), "operations", ops, "strict", o.strict)
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 func parseOperations(s string) ([]admissionv1.Operation, error) {

@@ -68,10 +68,8 @@ type Cluster struct {
 // (pointing at 127.0.0.1:Port/mutate) and creates the registry namespace.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	assets := o.ControlPlaneDir
-	for _, dir := range []string{os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CONTROLPLANE_DIR"), filepath.Join(os.Getenv("HOME"), ".cache/kpatch/controlplane")} {
-		if assets == "" && dir != "" {
-			assets = dir
-		}
+	if assets == "" {
+		assets = ControlPlaneDir()
 	}
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
 		return nil, fmt.Errorf("no kube-apiserver in %s: run `make controlplane` first (%w)", assets, err)
@@ -125,6 +123,18 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return fail(err)
 	}
 	return c, nil
+}
+
+// ControlPlaneDir is where kube-apiserver and etcd are: $KUBEBUILDER_ASSETS,
+// else $CONTROLPLANE_DIR, else ~/.cache/kpatch/controlplane (where `make
+// controlplane` puts them).
+func ControlPlaneDir() string {
+	for _, dir := range []string{os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CONTROLPLANE_DIR")} {
+		if dir != "" {
+			return dir
+		}
+	}
+	return filepath.Join(os.Getenv("HOME"), ".cache/kpatch/controlplane")
 }
 
 func rule(group, resource string) admissionregistrationv1.RuleWithOperations {

@@ -1,0 +1,43 @@
+{{/* The release's resource name, at most 63 characters: the release name,
+the chart name when it contains the release name (release "kpatch" gives
+"kpatch-webhook"), else both. */}}
+{{- define "kpatch.fullname" -}}
+{{- if contains .Release.Name .Chart.Name -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- else if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "kpatch.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "kpatch.labels" -}}
+{{ include "kpatch.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "kpatch.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* The Secret holding the serving certificate. */}}
+{{- define "kpatch.tlsSecret" -}}
+{{ include "kpatch.fullname" . }}-tls
+{{- end -}}
+
+{{/* The MutatingWebhookConfiguration's name: cluster-scoped, so it carries the namespace. */}}
+{{- define "kpatch.webhookConfigName" -}}
+{{ printf "%s-%s" .Release.Namespace (include "kpatch.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end -}}
+
+{{/* The Secret holding the self-managed CA. */}}
+{{- define "kpatch.caSecret" -}}
+{{ .Values.tls.selfManaged.secretName | default (printf "%s-ca" (include "kpatch.fullname" .)) }}
+{{- end -}}

@@ -1,0 +1,445 @@
+// Package chart tests the Helm chart charts/kpatch-webhook with Helm's own
+// packages: lint, schema, rendering of every mode, assertions on what
+// keeps a cluster safe, and a server-side dry run of every rendered object
+// on the real kube-apiserver, with the cert-manager and Prometheus
+// operator CRDs installed.
+package chart
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/test/cluster"
+)
+
+const (
+	chartDir  = "../../charts/kpatch-webhook"
+	namespace = "kpatch-system"
+	release   = "kpatch"
+)
+
+var kubeVersion = chartutil.KubeVersion{Version: "v1.37.0", Major: "1", Minor: "37"}
+
+// modes are the documented ways to install the chart.
+var modes = []struct {
+	name   string
+	values map[string]any
+}{
+	{"default", nil},
+	{"fail-closed", map[string]any{"webhook": map[string]any{"failurePolicy": "Fail"}}},
+	{"self-managed-tls", map[string]any{"tls": map[string]any{"mode": "self-managed"}}},
+	{"monitoring-and-example", map[string]any{
+		"metrics":  map[string]any{"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}},
+		"registry": map[string]any{"example": true},
+	}},
+	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
+}
+
+func loadChart(t *testing.T) *chart.Chart {
+	t.Helper()
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func capabilities() *chartutil.Capabilities {
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = kubeVersion
+	return caps
+}
+
+// render renders the chart with values and decodes every object.
+func render(t *testing.T, values map[string]any) []*unstructured.Unstructured {
+	t.Helper()
+	ch := loadChart(t)
+	caps := capabilities()
+	rv, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, caps)
+	if err != nil {
+		t.Fatalf("values: %v", err)
+	}
+	files, err := engine.Render(ch, rv)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	for name := range files {
+		if strings.HasSuffix(name, "NOTES.txt") {
+			delete(files, name) // shown to the user, not installed
+		}
+	}
+	_, manifests, err := releaseutil.SortManifests(files, caps.APIVersions, releaseutil.InstallOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, m := range manifests {
+		dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(m.Content), 4096)
+		for {
+			var u unstructured.Unstructured
+			if err := dec.Decode(&u.Object); err != nil {
+				break
+			}
+			if len(u.Object) > 0 {
+				objs = append(objs, &u)
+			}
+		}
+	}
+	if len(objs) == 0 {
+		t.Fatal("nothing rendered")
+	}
+	return objs
+}
+
+// typed finds the one rendered object of kind and converts it.
+func typed[T any](t *testing.T, objs []*unstructured.Unstructured, kind string) *T {
+	t.Helper()
+	var out *T
+	for _, u := range objs {
+		if u.GetKind() != kind {
+			continue
+		}
+		if out != nil {
+			t.Fatalf("two %s objects", kind)
+		}
+		out = new(T)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func kinds(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, u := range objs {
+		out = append(out, u.GetKind())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestLint(t *testing.T) {
+	for _, m := range modes {
+		result := lint.AllWithKubeVersion(chartDir, m.values, namespace, &kubeVersion)
+		for _, msg := range result.Messages {
+			if msg.Severity >= support.WarningSev {
+				t.Errorf("%s: %v", m.name, msg)
+			}
+		}
+	}
+}
+
+func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
+	ch := loadChart(t)
+	for name, values := range map[string]map[string]any{
+		"unknown top-level key":  {"replicas": 2},
+		"unknown nested key":     {"webhook": map[string]any{"failurePolcy": "Fail"}},
+		"mistyped replicaCount":  {"replicaCount": "two"},
+		"bad failure policy":     {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
+		"bad operation":          {"webhook": map[string]any{"operations": []any{"DELETE"}}},
+		"bad TLS mode":           {"tls": map[string]any{"mode": "none"}},
+		"mistyped monitor":       {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
+		"bad duration":           {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
+		"timeout above 30s":      {"webhook": map[string]any{"timeoutSeconds": 31}},
+	} {
+		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestWebhookConfiguration(t *testing.T) {
+	for _, m := range modes {
+		objs := render(t, m.values)
+		mwc := typed[admissionregistrationv1.MutatingWebhookConfiguration](t, objs, "MutatingWebhookConfiguration")
+		if mwc == nil || len(mwc.Webhooks) != 1 {
+			t.Fatalf("%s: no webhook configuration", m.name)
+		}
+		w := mwc.Webhooks[0]
+		wantPolicy := admissionregistrationv1.Ignore
+		if m.name == "fail-closed" {
+			wantPolicy = admissionregistrationv1.Fail
+		}
+		if *w.FailurePolicy != wantPolicy {
+			t.Errorf("%s: failurePolicy %s, want %s", m.name, *w.FailurePolicy, wantPolicy)
+		}
+		if *w.SideEffects != admissionregistrationv1.SideEffectClassNone || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy || *w.TimeoutSeconds != 3 {
+			t.Errorf("%s: sideEffects %s, reinvocation %s, timeout %d", m.name, *w.SideEffects, *w.ReinvocationPolicy, *w.TimeoutSeconds)
+		}
+		if w.NamespaceSelector.MatchLabels["kpatch.dev/inject"] != "enabled" {
+			t.Errorf("%s: opt-in label %v", m.name, w.NamespaceSelector.MatchLabels)
+		}
+		var excluded []string
+		for _, e := range w.NamespaceSelector.MatchExpressions {
+			if e.Key == "kubernetes.io/metadata.name" && e.Operator == metav1.LabelSelectorOpNotIn {
+				excluded = e.Values
+			}
+		}
+		if !slices.Contains(excluded, namespace) || !slices.Contains(excluded, "kube-system") {
+			t.Errorf("%s: excluded namespaces %v lack the release namespace or kube-system", m.name, excluded)
+		}
+		if m.name == "updates-strict" && !slices.Contains(excluded, "legacy") {
+			t.Errorf("%s: extra exclusion missing: %v", m.name, excluded)
+		}
+		inject := mwc.Annotations["cert-manager.io/inject-ca-from"]
+		if m.name == "self-managed-tls" {
+			if inject != "" {
+				t.Errorf("%s: cert-manager CA injection in self-managed mode", m.name)
+			}
+		} else if inject != namespace+"/kpatch-webhook-serving" {
+			t.Errorf("%s: inject-ca-from %q", m.name, inject)
+		}
+		if w.ClientConfig.Service == nil || *w.ClientConfig.Service.Path != "/mutate" {
+			t.Errorf("%s: client config %+v", m.name, w.ClientConfig)
+		}
+	}
+}
+
+func TestPodIsRestrictedAndHighlyAvailable(t *testing.T) {
+	objs := render(t, nil)
+	d := typed[appsv1.Deployment](t, objs, "Deployment")
+	if *d.Spec.Replicas != 2 {
+		t.Errorf("replicas %d", *d.Spec.Replicas)
+	}
+	pod := d.Spec.Template.Spec
+	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot ||
+		pod.SecurityContext.SeccompProfile == nil || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context %+v", pod.SecurityContext)
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v", sc)
+	}
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Scheme != corev1.URISchemeHTTPS || c.ReadinessProbe.HTTPGet.Port.String() != "webhook" {
+		t.Errorf("readiness probe is not on the TLS listener: %+v", c.ReadinessProbe)
+	}
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil || c.Lifecycle.PreStop.Sleep.Seconds < 1 {
+		t.Errorf("no preStop delay: %+v", c.Lifecycle)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
+		t.Errorf("no resource requests: %+v", c.Resources)
+	}
+	if len(pod.TopologySpreadConstraints) == 0 {
+		t.Error("no topology spread")
+	}
+	if !slices.Contains(kinds(objs), "PodDisruptionBudget") {
+		t.Error("no PodDisruptionBudget")
+	}
+}
+
+func TestRBACIsLeastPrivilege(t *testing.T) {
+	for _, m := range modes {
+		objs := render(t, m.values)
+		role := typed[rbacv1.Role](t, objs, "Role")
+		if role == nil || role.Namespace != namespace {
+			t.Fatalf("%s: no Role in the release namespace", m.name)
+		}
+		for _, r := range role.Rules {
+			for _, res := range r.Resources {
+				switch {
+				case res == "configmaps" && slices.Equal(r.Verbs, []string{"get", "list", "watch"}):
+				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
+				case res == "secrets" && m.name == "self-managed-tls" && (len(r.ResourceNames) == 1 || slices.Equal(r.Verbs, []string{"create"})):
+				default:
+					t.Errorf("%s: Role grants %v on %s (names %v)", m.name, r.Verbs, res, r.ResourceNames)
+				}
+			}
+		}
+		cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole")
+		switch {
+		case m.name != "self-managed-tls" && cr != nil:
+			t.Errorf("%s: a ClusterRole: %+v", m.name, cr.Rules)
+		case m.name == "self-managed-tls":
+			if cr == nil || len(cr.Rules) != 1 || cr.Rules[0].Resources[0] != "mutatingwebhookconfigurations" || len(cr.Rules[0].ResourceNames) != 1 {
+				t.Errorf("%s: ClusterRole %+v", m.name, cr)
+			}
+		}
+	}
+}
+
+func TestModesRenderTheirObjects(t *testing.T) {
+	want := map[string][]string{
+		"default":                {"Certificate", "Certificate", "Issuer", "Issuer"},
+		"self-managed-tls":       {"ClusterRole", "ClusterRoleBinding"},
+		"monitoring-and-example": {"ConfigMap", "PrometheusRule", "ServiceMonitor"},
+	}
+	for _, m := range modes {
+		got := kinds(render(t, m.values))
+		for _, k := range want[m.name] {
+			if !slices.Contains(got, k) {
+				t.Errorf("%s: no %s among %v", m.name, k, got)
+			}
+		}
+		if m.name == "self-managed-tls" && slices.Contains(got, "Certificate") {
+			t.Errorf("%s: cert-manager objects rendered: %v", m.name, got)
+		}
+	}
+}
+
+// moduleDir returns where the Go module cache holds a module version.
+func moduleDir(t *testing.T, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", module, err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s: %v %s", module, err, out)
+	}
+	return info.Dir
+}
+
+// TestServerSideDryRun creates every object of every mode with a
+// server-side dry run and strict field validation on the real API server,
+// and the pod of the Deployment in a namespace that enforces the
+// restricted Pod Security profile.
+func TestServerSideDryRun(t *testing.T) {
+	certManager := moduleDir(t, "github.com/cert-manager/cert-manager@"+certManagerVersion(t))
+	promOperator := moduleDir(t, "github.com/prometheus-operator/prometheus-operator@v0.85.0")
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: cluster.ControlPlaneDir(),
+		CRDInstallOptions: envtest.CRDInstallOptions{
+			ErrorIfPathMissing: true,
+			Paths: []string{
+				filepath.Join(certManager, "deploy/crds"),
+				filepath.Join(promOperator, "example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"),
+				filepath.Join(promOperator, "example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"),
+			},
+		},
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, ns := range []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "restricted", Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}},
+	} {
+		if err := c.Create(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range modes {
+		for _, u := range render(t, m.values) {
+			mapping, err := c.RESTMapper().RESTMapping(u.GroupVersionKind().GroupKind(), u.GroupVersionKind().Version)
+			if err != nil {
+				t.Errorf("%s: %s: %v", m.name, u.GetKind(), err)
+				continue
+			}
+			if mapping.Scope.Name() == meta.RESTScopeNameNamespace && u.GetNamespace() == "" {
+				u.SetNamespace(namespace)
+			}
+			if err := c.Create(ctx, u, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
+				t.Errorf("%s: %s %s: %v", m.name, u.GetKind(), u.GetName(), err)
+			}
+		}
+		d := typed[appsv1.Deployment](t, render(t, m.values), "Deployment")
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "webhook", Namespace: "restricted"}, Spec: d.Spec.Template.Spec}
+		pod.Spec.ServiceAccountName = ""
+		if err := c.Create(ctx, pod, client.DryRunAll); err != nil {
+			t.Errorf("%s: the webhook pod violates the restricted profile: %v", m.name, err)
+		}
+	}
+}
+
+// certManagerVersion is the cert-manager version go.mod requires, whose
+// module ships the CRDs.
+func certManagerVersion(t *testing.T) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/cert-manager/cert-manager").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if _, err := os.Stat(chartDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+var update = flag.Bool("update", false, "rewrite config/default from the chart")
+
+const kustomizeDir = "../../config/default"
+
+// kustomizeManifests renders the chart's default install as plain
+// manifests: Helm's own labels become kustomize's.
+func kustomizeManifests(t *testing.T) []byte {
+	var out bytes.Buffer
+	out.WriteString("# Generated from charts/kpatch-webhook with its default values (release kpatch,\n# namespace kpatch-system) by `go test ./test/chart -update`; do not edit.\n")
+	for _, u := range render(t, nil) {
+		labels := u.GetLabels()
+		delete(labels, "helm.sh/chart")
+		labels["app.kubernetes.io/managed-by"] = "kustomize"
+		u.SetLabels(labels)
+		b, err := yaml.Marshal(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("---\n")
+		out.Write(b)
+	}
+	return out.Bytes()
+}
+
+// TestKustomizeConfigMatchesChart keeps config/default, the same install
+// for kustomize users, identical to what the chart renders.
+func TestKustomizeConfigMatchesChart(t *testing.T) {
+	want := kustomizeManifests(t)
+	path := filepath.Join(kustomizeDir, "kpatch-webhook.yaml")
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the chart's rendering; run go test ./test/chart -update", path)
+	}
+}
