@@ -8,8 +8,8 @@ package chart
 import (
 	"bytes"
 	"context"
-	"flag"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,15 +163,15 @@ func TestLint(t *testing.T) {
 func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
 	ch := loadChart(t)
 	for name, values := range map[string]map[string]any{
-		"unknown top-level key":  {"replicas": 2},
-		"unknown nested key":     {"webhook": map[string]any{"failurePolcy": "Fail"}},
-		"mistyped replicaCount":  {"replicaCount": "two"},
-		"bad failure policy":     {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
-		"bad operation":          {"webhook": map[string]any{"operations": []any{"DELETE"}}},
-		"bad TLS mode":           {"tls": map[string]any{"mode": "none"}},
-		"mistyped monitor":       {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
-		"bad duration":           {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
-		"timeout above 30s":      {"webhook": map[string]any{"timeoutSeconds": 31}},
+		"unknown top-level key": {"replicas": 2},
+		"unknown nested key":    {"webhook": map[string]any{"failurePolcy": "Fail"}},
+		"mistyped replicaCount": {"replicaCount": "two"},
+		"bad failure policy":    {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
+		"bad operation":         {"webhook": map[string]any{"operations": []any{"DELETE"}}},
+		"bad TLS mode":          {"tls": map[string]any{"mode": "none"}},
+		"mistyped monitor":      {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
+		"bad duration":          {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
+		"timeout above 30s":     {"webhook": map[string]any{"timeoutSeconds": 31}},
 	} {
 		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
 		if err == nil {
