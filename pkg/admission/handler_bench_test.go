@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,11 +24,11 @@ func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
 		data[filepath.Base(f)] = string(src)
 	}
 	var c Compiler
-	reg, problems := c.Build([]corev1.ConfigMap{configMap("bench", data)}, time.Now())
+	reg, problems := c.Build([]corev1.ConfigMap{configMap("bench", data)})
 	if len(problems) != 0 || reg.Active() != 10 {
 		b.Fatalf("registry: %v", problems)
 	}
-	empty, _ := (&Compiler{}).Build(nil, time.Now())
+	empty, _ := (&Compiler{}).Build(nil)
 	raw, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		b.Fatal(err)

@@ -24,7 +24,7 @@ const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{
 func newHandler(t *testing.T, files map[string]string) *Handler {
 	t.Helper()
 	var c Compiler
-	reg, problems := c.Build([]corev1.ConfigMap{configMap("reg", files)}, time.Now())
+	reg, problems := c.Build([]corev1.ConfigMap{configMap("reg", files)})
 	if len(problems) != 0 {
 		t.Fatalf("problems %v", problems)
 	}

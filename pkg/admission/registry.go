@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -47,12 +46,11 @@ type RegistryFile struct {
 type Registry struct {
 	files  []RegistryFile
 	byKind map[string][]*kpatch.Patch
-	synced time.Time
 }
 
 // NewRegistry indexes files, which are in order, by kind.
-func NewRegistry(files []RegistryFile, synced time.Time) *Registry {
-	r := &Registry{files: files, byKind: map[string][]*kpatch.Patch{}, synced: synced}
+func NewRegistry(files []RegistryFile) *Registry {
+	r := &Registry{files: files, byKind: map[string][]*kpatch.Patch{}}
 	for _, f := range files {
 		if f.Patch == nil {
 			continue
@@ -87,9 +85,6 @@ func (r *Registry) Active() int {
 	return n
 }
 
-// Synced returns when the registry was built.
-func (r *Registry) Synced() time.Time { return r.synced }
-
 // Problem is a file whose content stopped compiling, or a file that
 // compiles again, found by one Build.
 type Problem struct {
@@ -117,7 +112,7 @@ type compiledFile struct {
 
 // Build compiles the patch files of cms into a registry. Problems lists
 // the files whose state changed: newly failing or recovered.
-func (c *Compiler) Build(cms []corev1.ConfigMap, now time.Time) (*Registry, []Problem) {
+func (c *Compiler) Build(cms []corev1.ConfigMap) (*Registry, []Problem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.files == nil {
@@ -166,7 +161,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, now time.Time) (*Registry, []Pr
 			delete(c.files, ref)
 		}
 	}
-	return NewRegistry(files, now), problems
+	return NewRegistry(files), problems
 }
 
 // compileFile parses and compiles one file and binds it to its

@@ -47,11 +47,11 @@ func TestCompilerOrderAndIndex(t *testing.T) {
 func TestCompilerKeepsLastGood(t *testing.T) {
 	var c Compiler
 	good := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: 2\n", "g.kpatch": "[pod.*]\nlabels.a: b\n"})
-	reg1, _ := c.Build([]corev1.ConfigMap{good}, time.Now())
+	reg1, _ := c.Build([]corev1.ConfigMap{good})
 	first := reg1.Patches("deployment")[0]
 
 	broken := configMap("a", map[string]string{"f.kpatch": "[deployment.*\nreplicas 2\n", "g.kpatch": "[pod.*]\nlabels.a: c\n"})
-	reg2, problems := c.Build([]corev1.ConfigMap{broken}, time.Now())
+	reg2, problems := c.Build([]corev1.ConfigMap{broken})
 	if len(problems) != 1 || problems[0].Ref.Key != "f.kpatch" || problems[0].Err == nil || !problems[0].KeptLastGood {
 		t.Fatalf("problems %+v", problems)
 	}
@@ -62,10 +62,10 @@ func TestCompilerKeepsLastGood(t *testing.T) {
 		t.Errorf("active %d, want 2: a bad edit must not empty the registry", reg2.Active())
 	}
 	// the same broken content again is not a new problem
-	if _, again := c.Build([]corev1.ConfigMap{broken}, time.Now()); len(again) != 0 {
+	if _, again := c.Build([]corev1.ConfigMap{broken}); len(again) != 0 {
 		t.Errorf("the same error reported twice: %v", again)
 	}
-	reg4, recovered := c.Build([]corev1.ConfigMap{good}, time.Now())
+	reg4, recovered := c.Build([]corev1.ConfigMap{good})
 	if len(recovered) != 1 || recovered[0].Err != nil {
 		t.Errorf("recovery not reported: %+v", recovered)
 	}
@@ -76,7 +76,7 @@ func TestCompilerKeepsLastGood(t *testing.T) {
 
 func TestCompilerNewBrokenFileDoesNotApply(t *testing.T) {
 	var c Compiler
-	reg, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "nonsense\n", "g.kpatch": "[pod.*]\nlabels.a: b\n"})}, time.Now())
+	reg, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "nonsense\n", "g.kpatch": "[pod.*]\nlabels.a: b\n"})})
 	if len(problems) != 1 || problems[0].KeptLastGood {
 		t.Fatalf("problems %+v", problems)
 	}
@@ -88,18 +88,18 @@ func TestCompilerNewBrokenFileDoesNotApply(t *testing.T) {
 func TestCompilerValues(t *testing.T) {
 	var c Compiler
 	cm := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.n}\n", ValuesKey: "values:\n  n: 4\n"})
-	reg, problems := c.Build([]corev1.ConfigMap{cm}, time.Now())
+	reg, problems := c.Build([]corev1.ConfigMap{cm})
 	if len(problems) != 0 || len(reg.Patches("deployment")) != 1 {
 		t.Fatalf("problems %v", problems)
 	}
 	// a broken values.yaml is an error of every file of the ConfigMap, which keep their last good versions
 	cm.Data[ValuesKey] = "values: ["
-	reg, problems = c.Build([]corev1.ConfigMap{cm}, time.Now())
+	reg, problems = c.Build([]corev1.ConfigMap{cm})
 	if len(problems) != 1 || !strings.Contains(problems[0].Err.Error(), "a/values.yaml") || len(reg.Patches("deployment")) != 1 {
 		t.Errorf("problems %v", problems)
 	}
 	// a deleted ConfigMap takes its files with it
-	reg, _ = c.Build(nil, time.Now())
+	reg, _ = c.Build(nil)
 	if reg.Active() != 0 || len(c.files) != 0 {
 		t.Errorf("deleted files remain: %d active, %d cached", reg.Active(), len(c.files))
 	}
@@ -107,7 +107,7 @@ func TestCompilerValues(t *testing.T) {
 
 func TestErrorSummary(t *testing.T) {
 	var c Compiler
-	_, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "a\nb\nc\nd\ne\n"})}, time.Now())
+	_, problems := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "a\nb\nc\nd\ne\n"})})
 	s := errorSummary(problems[0].Err)
 	if !strings.Contains(s, "a/f.kpatch:1:1") || !strings.Contains(s, "and 2 more") {
 		t.Errorf("summary %q", s)
@@ -119,7 +119,7 @@ func TestWatcherReadyAfterFirstSync(t *testing.T) {
 	if w.Ready(nil) == nil {
 		t.Error("ready before the first sync")
 	}
-	reg, _ := w.compiler.Build(nil, time.Now())
+	reg, _ := w.compiler.Build(nil)
 	w.current.Store(reg)
 	if err := w.Ready(nil); err != nil {
 		t.Errorf("not ready after a sync: %v", err)

@@ -69,7 +69,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		return err
 	}
 	now := time.Now()
-	reg, problems := w.compiler.Build(list.Items, now)
+	reg, problems := w.compiler.Build(list.Items)
 	w.current.Store(reg)
 	for _, p := range problems {
 		w.report(p)
