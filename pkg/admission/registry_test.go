@@ -3,7 +3,6 @@ package admission
 import (
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +25,7 @@ func TestCompilerOrderAndIndex(t *testing.T) {
 	reg, problems := c.Build([]corev1.ConfigMap{
 		configMap("b", map[string]string{"x.kpatch": "[deployment.*]\nreplicas: 1\n", "notes.txt": "ignored"}),
 		configMap("a", map[string]string{"z.kpatch": "[deployment.*]\nreplicas: 2\n", "b.kpatch": "[service.*]\nports.0.port: 80\n[deployment.web]\nreplicas: 3\n"}),
-	}, time.Now())
+	})
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
