@@ -284,7 +284,8 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runEr
 	at := func() string { return Path(pl.steps[:i]).String() }
 	switch st.Kind {
 	case imagePart, maybeImagePart:
-		if _, isMap := cur.(map[string]any); !(st.Kind == maybeImagePart && isMap) {
+		// without a schema only a string is an image reference
+		if _, isString := cur.(string); isString || st.Kind == imagePart {
 			return a.setImagePart(s, cur, pl, val, fail)
 		}
 		fallthrough
@@ -327,7 +328,13 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runEr
 		switch c := cur.(type) {
 		case []any:
 			if st.Index >= len(c) {
+				if pl.act == actDelete {
+					return nil
+				}
 				return fail(errorf(ErrIndex, "index %d is past the end of %s (%d items)", st.Index, at(), len(c)))
+			}
+			if last && pl.act == actDelete {
+				return a.deleteItems(s, cur, st, fail, at)
 			}
 			l := a.writableList(s, c)
 			return a.walk(slot{l: l, idx: st.Index}, pl, i+1, val, vars)

@@ -486,3 +486,42 @@ func TestPropertiesRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewedEdgeCases holds the fixes of a code review.
+func TestReviewedEdgeCases(t *testing.T) {
+	cm := mustObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, annotations: {\"0\": x, a: b}}\ndata: {\"0\": y}\n")
+	out, err := mustPatch(t, "f", "[configmap.c]\n[delete]annotations.0:\ndata.0[delete]:\n").Apply(cm, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ann := out["metadata"].(map[string]any)["annotations"].(map[string]any); len(ann) != 1 || ann["a"] != "b" {
+		t.Errorf("a numeric map key was not deleted: %v", ann)
+	}
+	if data := out["data"].(map[string]any); len(data) != 0 {
+		t.Errorf("data.0 not deleted: %v", data)
+	}
+
+	d := mustObject(t, webDeployment)
+	out, err = mustPatch(t, "f", "[deployment.web]\nreplicas: \"010\"\n[delete]containers.5.args:\n").Apply(d, ApplyOptions{})
+	if err != nil || out["spec"].(map[string]any)["replicas"] != int64(10) {
+		t.Errorf("\"010\" into replicas: %v, %v", out["spec"].(map[string]any)["replicas"], err)
+	}
+	if _, err := mustPatch(t, "f", "[deployment.web]\nreplicas: \"1_0\"\n").Apply(d, ApplyOptions{}); !errors.Is(err, ErrValue) {
+		t.Errorf("\"1_0\" into replicas: %v", err)
+	}
+
+	noNS := mustObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	if out, _ := mustPatch(t, "f", "[*/configmap.c]\nlabels.a: b\n").Apply(noNS, ApplyOptions{}); out["metadata"].(map[string]any)["labels"] != nil {
+		t.Error("a */ target matched an object without a namespace")
+	}
+
+	widget := mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {}\n")
+	out, err = mustPatch(t, "f", "[widget.w]\nspec.image.tag: v2\n").Apply(widget, ApplyOptions{})
+	if img, _ := out["spec"].(map[string]any)["image"].(map[string]any); err != nil || img["tag"] != "v2" {
+		t.Errorf("a missing custom resource image became %v (%v)", out["spec"], err)
+	}
+
+	if got := formatFloat(1e-7); got != "1e-7" {
+		t.Errorf("formatFloat(1e-7) = %s", got)
+	}
+}

@@ -152,16 +152,15 @@ func combine(hdr, key Path) ([]Segment, action) {
 			act, steps = actDelete, steps[:n-1]
 		case last.Kind == DeleteItems:
 			act = actDelete
-		case last.isInsertion():
+		case last.isInsertion() && act != actDelete:
 			act = actInsert
 		}
 	}
 	if act == actDelete && len(steps) > 0 {
-		// X[sel][delete] removes items: the same as X[delete=sel].
+		// X[sel][delete] removes items: the same as X[delete=sel]. An
+		// index stays: on a list it removes the item, on a map the key.
 		last := &steps[len(steps)-1]
 		switch last.Kind {
-		case Index:
-			last.Kind = DeleteItems
 		case Select:
 			last.Kind, last.ByMatch = DeleteItems, true
 		case All:

@@ -108,8 +108,8 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 	}
 	for _, s := range f.Sections {
-		if err := s.check(); err != nil {
-			report(s.Line, err)
+		if line, err := s.check(); err != nil {
+			report(line, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -134,30 +134,31 @@ func invalidUTF8Col(line []byte) int {
 }
 
 // check reports what a section cannot mean whatever object it meets:
-// an insertion or delete that is not last, a delete with entries.
-func (s *Section) check() *lineError {
+// an insertion or delete that is not last, a delete with entries, a
+// delete under an insertion header. It returns the line of the problem.
+func (s *Section) check() (int, *lineError) {
 	for i := range s.Path {
 		seg := &s.Path[i]
 		last := i == len(s.Path)-1
 		switch {
 		case seg.isInsertion() && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the header")
+			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the header")
 		case seg.Kind == Delete && !last, seg.Kind == DeleteItems && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "a delete must end the header")
+			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete must end the header")
 		case (seg.Kind == Delete || seg.Kind == DeleteItems) && len(s.Entries) > 0:
-			return lineErrorf(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
+			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
 		case seg.isInsertion() && len(s.Entries) == 0:
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
+			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
 		}
 	}
 	if len(s.Path) > 0 && s.Path[len(s.Path)-1].isInsertion() {
 		for _, e := range s.Entries {
-			if e.Key[0].Kind == Delete {
-				return lineErrorf(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
+			if isDeleteKey(e.Key) {
+				return e.Line, lineErrorf(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
 			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // isHeaderLine tells a header from an entry whose key starts with a
@@ -284,6 +285,8 @@ func checkKey(key Path) *lineError {
 			return lineErrorf(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
 		case seg.Kind == Delete && i == 0 && len(key) > 1 && key[len(key)-1].Kind == Delete:
 			return lineErrorf(seg.Col, ErrSyntax, "[delete] appears twice in the key")
+		case seg.Kind == Delete && i == 0 && key[len(key)-1].isInsertion():
+			return lineErrorf(seg.Col, ErrSyntax, "an insertion cannot be deleted")
 		}
 	}
 	return nil

@@ -54,6 +54,9 @@ func TestParseErrors(t *testing.T) {
 		{"integer overflow", "[deployment.web]\nx: 99999999999999999999\n", "f:2:4", ErrValue, "out of range"},
 		{"infinity", "[deployment.web]\nx: .inf\n", "f:2:4", ErrValue, "infinity"},
 		{"invalid UTF-8", "[deployment.web]\nx: a\xffb\n", "f:2:5", ErrEncoding, "UTF-8"},
+		{"delete of an insertion", "[deployment.web]\n[delete]containers[name=app].args[-]:\n", "f:2:1", ErrSyntax, "an insertion cannot be deleted"},
+		{"delete under an insertion header", "[deployment.web.containers[-]]\nname: app\n  args[delete]:\n", "f:3:3", ErrSyntax, "cannot delete"},
+		{"unclosed variable in quotes", "[deployment.web]\n  annotations.a: \"ab${values.x\"\n", "f:2:21", ErrSyntax, "not closed"},
 		{"variable in a path", "[deployment.web]\nenv[name=${values.x}].value: 1\n", "f:2:10", ErrSyntax, "variables"},
 	}
 	for _, tt := range tests {

@@ -287,7 +287,7 @@ func coerce(v any, n *typeNode, raw string) (any, *problem) {
 			if n.kind == tIntOrString {
 				return x, nil
 			}
-			i, err := strconv.ParseInt(strings.TrimSpace(x), 0, 64)
+			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 			if err != nil {
 				return mismatch()
 			}

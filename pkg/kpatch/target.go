@@ -68,7 +68,7 @@ func (t *Target) Matches(r *ObjectRef) bool {
 			return false
 		}
 	}
-	if t.Namespace != "" && !globMatch(t.Namespace, r.Namespace) {
+	if t.Namespace != "" && (r.Namespace == "" || !globMatch(t.Namespace, r.Namespace)) {
 		return false
 	}
 	if t.NameLiteral {

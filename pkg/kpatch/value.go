@@ -141,8 +141,13 @@ func parseQuoted(text string, col int) (Value, *lineError) {
 	}
 	v := Value{Raw: tok, Quoted: true, Scalar: s}
 	if strings.Contains(s, "${") {
-		parts, err := parseTemplate(s, col)
+		// columns count from after the quote; with escapes in the way, a
+		// problem is reported at the value
+		parts, err := parseTemplate(s, col+1)
 		if err != nil {
+			if strings.Contains(tok, "\\") {
+				err.col = col
+			}
 			return Value{}, err
 		}
 		if parts != nil {
@@ -298,7 +303,11 @@ func formatFloat(f float64) string {
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
 	}
-	return strconv.FormatFloat(f, format, -1, 64)
+	s := strconv.FormatFloat(f, format, -1, 64)
+	if n := len(s); format == 'e' && n >= 4 && s[n-4] == 'e' && s[n-3] == '-' && s[n-2] == '0' {
+		s = s[:n-2] + s[n-1:] // e-07 is written e-7
+	}
+	return s
 }
 
 // textEquals reports whether a scalar's text is s, without allocating for

@@ -55,7 +55,6 @@ type Keeper struct {
 	writer    client.Writer
 	source    *cmtls.DynamicSource
 	authority *authority.DynamicAuthority
-	previous  []byte // the CA before the last rotation, trusted too until it expires
 }
 
 // New creates a Keeper.
@@ -157,7 +156,6 @@ func (k *Keeper) syncCABundle(ctx context.Context) (bool, error) {
 	if len(ca) == 0 {
 		return false, nil
 	}
-	bundle := k.bundle(ca)
 	var mwc admissionregistrationv1.MutatingWebhookConfiguration
 	if err := k.reader.Get(ctx, types.NamespacedName{Name: k.o.WebhookConfiguration}, &mwc); err != nil {
 		return true, err
@@ -169,7 +167,7 @@ func (k *Keeper) syncCABundle(ctx context.Context) (bool, error) {
 	}
 	var ops []op
 	for i, w := range mwc.Webhooks {
-		if !bytes.Equal(w.ClientConfig.CABundle, bundle) {
+		if bundle := caBundle(ca, w.ClientConfig.CABundle); !bytes.Equal(w.ClientConfig.CABundle, bundle) {
 			ops = append(ops, op{"add", fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), base64.StdEncoding.EncodeToString(bundle)})
 		}
 	}
@@ -187,23 +185,31 @@ func (k *Keeper) syncCABundle(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// bundle is the CA, followed by the previous CA while it is still valid,
-// so that a rotation does not break calls made with the old bundle.
-func (k *Keeper) bundle(ca []byte) []byte {
-	if k.previous != nil && !bytes.Equal(k.previous, ca) && stillValid(k.previous) {
-		return append(append(bytes.Clone(ca), '\n'), k.previous...)
+// caBundle is the CA, followed by the certificates of the current bundle
+// that are other CAs still valid: after a rotation the CA it replaced stays
+// trusted until it expires, so calls made with the old bundle do not fail.
+// It depends only on the CA Secret and the configuration, so every replica
+// computes the same bundle.
+func caBundle(ca, current []byte) []byte {
+	out := bytes.Clone(ca)
+	rest := current
+	for {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			return out
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil || !c.IsCA || time.Now().After(c.NotAfter) {
+			continue
+		}
+		encoded := pem.EncodeToMemory(block)
+		if bytes.Contains(out, encoded) {
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, encoded...)
 	}
-	if k.previous == nil || !bytes.Equal(k.previous, ca) {
-		k.previous = bytes.Clone(ca)
-	}
-	return ca
-}
-
-func stillValid(certPEM []byte) bool {
-	block, _ := pem.Decode(certPEM)
-	if block == nil {
-		return false
-	}
-	c, err := x509.ParseCertificate(block.Bytes)
-	return err == nil && time.Now().Before(c.NotAfter)
 }

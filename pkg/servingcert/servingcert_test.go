@@ -29,20 +29,23 @@ func caPEM(t *testing.T, name string) []byte {
 }
 
 func TestBundleKeepsThePreviousCAAfterARotation(t *testing.T) {
-	k := &Keeper{}
-	first, second := caPEM(t, "first"), caPEM(t, "second")
-	if got := k.bundle(first); !bytes.Equal(got, first) {
+	first, second, third := caPEM(t, "first"), caPEM(t, "second"), caPEM(t, "third")
+	if got := caBundle(first, nil); !bytes.Equal(got, first) {
 		t.Fatal("the first bundle is not the CA")
 	}
-	got := k.bundle(second)
+	got := caBundle(second, first)
 	if !bytes.HasPrefix(got, second) || !bytes.Contains(got, first) {
 		t.Errorf("after a rotation the bundle must hold the new CA, then the old one")
 	}
-	if again := k.bundle(second); !bytes.Equal(again, got) {
-		t.Error("the bundle is not stable")
+	if again := caBundle(second, got); !bytes.Equal(again, got) {
+		t.Error("the bundle is not stable: replicas would overwrite each other")
 	}
-	if certs, err := cert.ParseCertsPEM(got); err != nil || len(certs) != 2 {
-		t.Errorf("the bundle is not two PEM certificates: %v", err)
+	after := caBundle(third, got)
+	if certs, err := cert.ParseCertsPEM(after); err != nil || len(certs) != 3 || !bytes.HasPrefix(after, third) {
+		t.Errorf("after a second rotation: %d certificates, %v", len(certs), err)
+	}
+	if got := caBundle(first, []byte("garbage")); !bytes.Equal(got, first) {
+		t.Error("garbage in the current bundle was kept")
 	}
 }
 

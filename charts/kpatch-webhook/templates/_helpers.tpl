@@ -1,8 +1,8 @@
-{{/* The release's resource name, at most 63 characters: the release name,
-the chart name when it contains the release name (release "kpatch" gives
-"kpatch-webhook"), else both. */}}
+{{/* The release's resource name, at most 63 characters: the chart name when
+it starts with the release name (release "kpatch" gives "kpatch-webhook"),
+the release name when it holds the chart name, else both. */}}
 {{- define "kpatch.fullname" -}}
-{{- if contains .Release.Name .Chart.Name -}}
+{{- if or (eq .Release.Name .Chart.Name) (hasPrefix (printf "%s-" .Release.Name) .Chart.Name) -}}
 {{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
 {{- else if contains .Chart.Name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
