@@ -525,3 +525,37 @@ func TestReviewedEdgeCases(t *testing.T) {
 		t.Errorf("formatFloat(1e-7) = %s", got)
 	}
 }
+
+// TestHugeAndDeepObjects applies to a very deep object and to a very long
+// list: no stack or time blow-up, the usual errors, nothing modified.
+func TestHugeAndDeepObjects(t *testing.T) {
+	deep := map[string]any{}
+	cur := deep
+	for range 5000 {
+		next := map[string]any{}
+		cur["a"] = next
+		cur = next
+	}
+	obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": deep}
+	p := mustPatch(t, "f", "[widget.w]\nspec.a.a.a.b: 1\nspec.a.a.a.a.a[-]: x\n")
+	out, err := p.Apply(obj, ApplyOptions{})
+	if !errors.Is(err, ErrType) {
+		t.Fatalf("appending to a map: %v", err)
+	}
+	if !reflect.DeepEqual(out, obj) {
+		t.Error("a failing file changed the deep object")
+	}
+	items := make([]any, 100000)
+	for i := range items {
+		items[i] = map[string]any{"name": fmt.Sprintf("i%d", i), "v": int64(i)}
+	}
+	list := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"items": items}}
+	out, err = mustPatch(t, "f", "[widget.w]\nspec.items[name=i99999].v: -1\nspec.items[v=5].name: five\n").Apply(list, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out["spec"].(map[string]any)["items"].([]any)
+	if got[99999].(map[string]any)["v"] != int64(-1) || got[5].(map[string]any)["name"] != "five" || items[5].(map[string]any)["name"] != "i5" {
+		t.Error("the long list was not patched as expected, or the input changed")
+	}
+}

@@ -62,13 +62,13 @@ func parseValue(text string, col int) (Value, *lineError) {
 	case '"', '\'':
 		return parseQuoted(text, col)
 	case '[', '{':
-		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list or map needs the YAML patch format (docs/yaml.md)")
+		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list or map needs the YAML patch format")
 	case '|', '>':
 		return Value{}, lineErrorf(col, ErrValue, "block scalars are not values in a .kpatch file; write the text quoted on one line")
 	}
 	raw := stripComment(text)
 	if strings.HasPrefix(raw, "- ") {
-		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list needs the YAML patch format (docs/yaml.md) or an insertion such as key[-]: item")
+		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list needs the YAML patch format or an insertion such as key[-]: item")
 	}
 	if strings.Contains(raw, "${") {
 		parts, err := parseTemplate(raw, col)
