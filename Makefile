@@ -72,6 +72,7 @@ staticcheck:
 fuzz-smoke:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) $(PKG_FUZZ)
 	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) $(PKG_FUZZ)
+	$(GO) test -run '^$$' -fuzz '^FuzzParseYAML$$' -fuzztime $(FUZZTIME) $(PKG_FUZZ)
 
 fuzz:
 	$(MAKE) fuzz-smoke FUZZTIME=5m

@@ -42,6 +42,8 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 	compared := 0
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+		yamls, _ := filepath.Glob(filepath.Join(dir, "[0-9]*.yaml"))
+		files = append(files, yamls...)
 		var patches []*kpatch.Patch
 		for _, f := range files {
 			src, _ := os.ReadFile(f)

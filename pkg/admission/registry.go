@@ -20,6 +20,12 @@ const ValuesKey = "values.yaml"
 // PatchSuffix marks the ConfigMap keys that are patch files.
 const PatchSuffix = ".kpatch"
 
+// IsPatchKey reports whether a ConfigMap key is a patch file: a .kpatch
+// file, or a YAML patch file (.yaml, .yml) other than values.yaml.
+func IsPatchKey(key string) bool {
+	return strings.HasSuffix(key, PatchSuffix) || key != ValuesKey && kpatch.IsYAMLFile(key)
+}
+
 // FileRef names one patch file of the registry: a key of a ConfigMap.
 type FileRef struct {
 	ConfigMap string
@@ -129,7 +135,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap) (*Registry, []Problem) {
 		cm := &cms[i]
 		values := cm.Data[ValuesKey]
 		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
-			if !strings.HasSuffix(key, PatchSuffix) {
+			if !IsPatchKey(key) {
 				continue
 			}
 			ref := FileRef{ConfigMap: cm.Name, Key: key}

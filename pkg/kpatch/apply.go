@@ -88,6 +88,18 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 		if !s.target.Matches(ref) {
 			continue
 		}
+		if s.merge != nil {
+			if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
+				failed = true
+				errs = append(errs, &ApplyError{
+					Pos:    Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col},
+					Object: ref.String(),
+					Err:    e.err,
+					Msg:    e.msg,
+				})
+			}
+			continue
+		}
 		for _, op := range s.ops {
 			pl := op.planFor(ref.APIVersion, ref.Kind)
 			if e := a.run(pl, p.vars); e != nil {
@@ -130,6 +142,17 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 	t := pl.tmpl
 	if t == nil {
 		return pl.value, nil
+	}
+	if t.Tree != nil {
+		tree, err := expandTree(t.Tree, vars)
+		if err != nil {
+			return nil, err
+		}
+		out, err := coerceTree(tree, pl.leaf)
+		if err != nil {
+			return nil, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg)
+		}
+		return out, nil
 	}
 	var v any
 	if ref := t.wholeVar(); ref != nil {

@@ -361,7 +361,7 @@ replicsa: 1
 func corpusCases(t *testing.T, fn func(name string, patches []*Patch, objs []map[string]any)) {
 	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
 	for _, dir := range dirs {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+		files := patchFilesIn(dir)
 		input, err := os.ReadFile(filepath.Join(dir, "input.yaml"))
 		if err != nil || len(files) == 0 {
 			continue
@@ -387,6 +387,20 @@ func corpusCases(t *testing.T, fn func(name string, patches []*Patch, objs []map
 		}
 		fn(filepath.Base(dir), patches, objs)
 	}
+}
+
+// patchFilesIn lists a case's patch files: .kpatch and YAML patch files.
+func patchFilesIn(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+	yamls, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range yamls {
+		switch filepath.Base(f) {
+		case "input.yaml", "expected.yaml", "values.yaml":
+		default:
+			files = append(files, f)
+		}
+	}
+	return files
 }
 
 // deletesByIndex reports whether a patch removes list items by index, the

@@ -122,3 +122,46 @@ func BenchmarkCompile1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyStrategic applies one strategic merge patch (a sidecar and
+// resources for the main container) to the benchmark Deployment; compare
+// with BenchmarkApplyFieldSidecar, the same change as field entries.
+func BenchmarkApplyStrategic(b *testing.B) {
+	benchYAML(b, `- target: deployment.web
+  type: strategic
+  patch:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: app
+            resources: {limits: {cpu: "1"}}
+          - name: envoy
+            image: envoyproxy/envoy:v1.30.1
+`)
+}
+
+// BenchmarkApplyFieldSidecar makes BenchmarkApplyStrategic's change with
+// field entries.
+func BenchmarkApplyFieldSidecar(b *testing.B) {
+	benchYAML(b, `- target: deployment.web
+  patch:
+    containers[name=app].resources.limits.cpu: "1"
+    containers[-]: {name: envoy, image: envoyproxy/envoy:v1.30.1}
+`)
+}
+
+func benchYAML(b *testing.B, src string) {
+	_, data := benchPatchSet(b)
+	obj := decodeObject(b, data)
+	p, err := ParseAndCompile("bench.yaml", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Apply(obj, ApplyOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

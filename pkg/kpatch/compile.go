@@ -18,6 +18,7 @@ type Patch struct {
 type section struct {
 	target Target
 	ops    []*operation
+	merge  *MergeEntry // a strategic or JSON merge patch instead of ops
 }
 
 // operation is one entry, or one insertion or delete header, compiled for
@@ -65,12 +66,19 @@ var stringNode = &typeNode{kind: tString, name: "string"}
 // Compile compiles a parsed file.
 func Compile(f *File) (*Patch, error) {
 	p := &Patch{name: f.Name, file: f}
+	addKind := func(t *Target) {
+		if kind := strings.ToLower(t.Kind); !slices.Contains(p.kinds, kind) {
+			p.kinds = append(p.kinds, kind)
+		}
+	}
+	for _, m := range f.Merges {
+		addKind(&m.Target)
+		p.sections = append(p.sections, &section{target: m.Target, merge: m})
+	}
 	for _, s := range f.Sections {
 		cs := &section{target: s.Target}
 		kind := strings.ToLower(s.Target.Kind)
-		if !slices.Contains(p.kinds, kind) {
-			p.kinds = append(p.kinds, kind)
-		}
+		addKind(&s.Target)
 		var kinds []*kindSchema
 		for _, ks := range schemasFor(kind) {
 			if s.Target.groupMatches(ks.gvk.Group, ks.gvk.Version) {
@@ -105,9 +113,10 @@ func Compile(f *File) (*Patch, error) {
 	return p, nil
 }
 
-// ParseAndCompile parses and compiles a file.
+// ParseAndCompile parses and compiles a file: a YAML patch file when its
+// name ends in .yaml or .yml, else a .kpatch file.
 func ParseAndCompile(name string, src []byte) (*Patch, error) {
-	f, err := Parse(name, src)
+	f, err := ParseAny(name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -412,8 +421,17 @@ func isImagePart(name string) bool {
 // template for apply time.
 func (pl *plan) setValue(v *Value, col int) {
 	pl.valueCol = col
-	if v.IsTemplate() {
+	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
 		pl.tmpl = v
+		return
+	}
+	if v.Tree != nil {
+		val, err := coerceTree(v.Tree, pl.leaf)
+		if err != nil {
+			pl.fail(col, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg))
+			return
+		}
+		pl.value = val
 		return
 	}
 	if !v.Quoted {

@@ -11,6 +11,9 @@ import (
 type File struct {
 	Name     string
 	Sections []*Section
+	// Merges are the strategic and JSON merge patches of a YAML patch
+	// file; they apply before the sections.
+	Merges []*MergeEntry
 }
 
 // Section is a header and the entries below it.

@@ -21,6 +21,9 @@ type Value struct {
 	Parts []ValuePart
 	// Quoted marks a quoted value: a variable in it is spliced as text.
 	Quoted bool
+	// Tree is a map or list value, which only YAML patch files have; its
+	// strings may hold variables.
+	Tree any
 }
 
 // ValuePart is literal text or one variable of a template.

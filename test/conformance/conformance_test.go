@@ -5,7 +5,8 @@
 // A case is a directory holding:
 //
 //	input.yaml     objects to patch (apply cases)
-//	*.kpatch       patch files, passed as -p in lexical order
+//	*.kpatch       patch files, passed as -p in lexical order, with the
+//	*.yaml         YAML patch files (names other than input, expected, values)
 //	values.yaml    optional, passed as --values
 //	args           optional extra arguments, one a line
 //	cmd            optional: "lint" runs kpatch lint on the patch files
@@ -25,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +78,15 @@ func TestConformance(t *testing.T) {
 
 func runCase(t *testing.T, dir string) {
 	patches, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+	yamlPatches, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, p := range yamlPatches {
+		switch filepath.Base(p) {
+		case "input.yaml", "expected.yaml", "values.yaml":
+		default:
+			patches = append(patches, p)
+		}
+	}
+	slices.Sort(patches)
 	var args []string
 	lint := strings.TrimSpace(readOptional(t, dir, "cmd")) == "lint"
 	if lint {

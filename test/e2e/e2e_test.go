@@ -392,3 +392,35 @@ func (w *warningRecorder) String() string {
 	defer w.mu.Unlock()
 	return strings.Join(w.warnings, "\n")
 }
+
+// TestYAMLStrategicSidecar adds a sidecar through a YAML strategic merge
+// patch held in a registry ConfigMap.
+func TestYAMLStrategicSidecar(t *testing.T) {
+	registry(t, "sidecar", map[string]string{"sidecar.yaml": `- target: deployment.with-sidecar
+  type: strategic
+  patch:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: app
+            resources: {limits: {cpu: 500m}}
+          - name: envoy
+            image: envoyproxy/envoy:v1.30.1
+`})
+	namespace(t, "sidecar", true)
+	eventually(t, 10*time.Second, func() error {
+		d := deployment("sidecar", "with-sidecar")
+		if err := dryRunCreate(d); err != nil {
+			return err
+		}
+		c := d.Spec.Template.Spec.Containers
+		if len(c) != 2 {
+			return fmt.Errorf("%d containers", len(c))
+		}
+		if c[0].Name != "app" || c[0].Resources.Limits.Cpu().String() != "500m" || c[1].Name != "envoy" {
+			return fmt.Errorf("containers %+v", c)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,118 @@
+package kpatch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseYAMLErrors(t *testing.T) {
+	tests := []struct {
+		name, src, pos string
+		sentinel       error
+		msg            string
+	}{
+		{"not a list", "target: x\n", "f.yaml:1:1", ErrSyntax, "list of entries"},
+		{"invalid YAML", "- target: [\n", "f.yaml:1:1", ErrSyntax, "invalid YAML"},
+		{"entry not a map", "- 3\n", "f.yaml:1:3", ErrSyntax, "target, type and patch"},
+		{"unknown key", "- target: deployment.web\n  patchh: {}\n", "f.yaml:2:3", ErrSyntax, `unknown key "patchh"`},
+		{"no target", "- patch: {a: 1}\n", "f.yaml:1:3", ErrSyntax, "no target"},
+		{"bad target", "- target: deployment\n  patch: {a: 1}\n", "f.yaml:1:21", ErrSyntax, "name after the kind"},
+		{"path in target", "- target: deployment.web.replicas\n  patch: {a: 1}\n", "f.yaml:1:25", ErrSyntax, "path belongs in the patch"},
+		{"unknown type", "- target: deployment.web\n  type: surgical\n  patch: {}\n", "f.yaml:2:9", ErrSyntax, `unknown type "surgical"`},
+		{"no patch", "- target: deployment.web\n", "f.yaml:1:3", ErrSyntax, "no patch"},
+		{"strategic not a map", "- target: deployment.web\n  type: strategic\n  patch: [1]\n", "f.yaml:3:10", ErrValue, "is a map"},
+		{"bad path", "- target: deployment.web\n  patch:\n    a..b: 1\n", "f.yaml:3:7", ErrSyntax, "empty segment"},
+		{"delete with value", "- target: deployment.web\n  patch:\n    labels.a[delete]: yes\n", "f.yaml:3:23", ErrSyntax, "takes no value"},
+		{"target map without kind", "- target: {name: web}\n  patch: {a: 1}\n", "f.yaml:1:11", ErrSyntax, "a target is"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseYAML("f.yaml", []byte(tt.src))
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %v", err)
+			}
+			found := false
+			for _, e := range list {
+				pe := e.(*ParseError)
+				found = found || pe.Pos.String() == tt.pos && errors.Is(pe, tt.sentinel) && strings.Contains(pe.Msg, tt.msg)
+			}
+			if !found {
+				t.Errorf("got %v, want %s %v %q", err, tt.pos, tt.sentinel, tt.msg)
+			}
+		})
+	}
+}
+
+func TestParseYAMLEntries(t *testing.T) {
+	f, err := ParseYAML("f.yaml", []byte(`
+- target: {group: apps, version: v1, kind: Deployment, name: "web-*", namespace: prod}
+  patch:
+    replicas: 2
+    containers[name=main].resources: {limits: {cpu: 1}}
+- target: widget.w
+  type: merge
+  patch: {spec: {a: 1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sections) != 1 || len(f.Merges) != 1 || f.Merges[0].Strategic {
+		t.Fatalf("sections %d, merges %d", len(f.Sections), len(f.Merges))
+	}
+	tg := f.Sections[0].Target
+	if tg.String() != "prod/Deployment(apps/v1).web-*" {
+		t.Errorf("target %s", tg.String())
+	}
+	if f.Sections[0].Entries[1].Value.Tree == nil || f.Sections[0].Entries[0].Value.Scalar != int64(2) {
+		t.Errorf("values %+v", f.Sections[0].Entries)
+	}
+}
+
+// FuzzParseYAML checks that any YAML patch file parses or fails with
+// positioned errors, and that what parses compiles and applies without
+// modifying its input.
+func FuzzParseYAML(f *testing.F) {
+	dirs, _ := filepath.Glob("../../test/conformance/testdata/y*")
+	for _, dir := range dirs {
+		for _, name := range patchFilesIn(dir) {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
+	}
+	_, deployment := benchPatchSet(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := ParseYAML("fuzz.yaml", src)
+		if err != nil {
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %T is not a non-empty ErrorList", err)
+			}
+			for _, e := range list {
+				if pe, ok := e.(*ParseError); !ok || pe.Pos.Line < 1 || pe.Pos.Column < 1 {
+					t.Fatalf("error without position: %#v", e)
+				}
+			}
+			return
+		}
+		p, err := Compile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := decodeObject(t, deployment)
+		before := deepCopy(t, obj)
+		out, err := p.WithVariables(&Variables{}).Apply(obj, ApplyOptions{})
+		if !equalValue(obj, before) {
+			t.Fatal("the input was modified")
+		}
+		if err != nil && !equalValue(out, before) {
+			t.Fatal("a failing file changed the object")
+		}
+	})
+}
