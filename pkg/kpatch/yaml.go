@@ -37,9 +37,9 @@ func ParseAny(name string, src []byte) (*File, error) {
 
 // ParseYAML reads a YAML patch file: a list of entries
 //
-//	- target: deployment.web          # or {group, version, kind, name, namespace}
-//	  type: field                      # field (default), strategic or merge
-//	  patch: {...}
+//   - target: deployment.web          # or {group, version, kind, name, namespace}
+//     type: field                      # field (default), strategic or merge
+//     patch: {...}
 //
 // Field entries map kpatch paths to values, which may be maps and lists
 // here. Every problem is reported with its position, as for Parse.
