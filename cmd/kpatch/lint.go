@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // runLint checks patch files without objects and prints every problem
@@ -35,6 +37,7 @@ func runLint(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, err)
 		found = true
 	}
+	var all []*kpatch.Patch
 	for _, name := range fs.Args() {
 		patches, err := loadPatches([]string{name}, loaded, printProblem)
 		if err == errReported {
@@ -46,6 +49,11 @@ func runLint(args []string, stdout, stderr io.Writer) error {
 		for _, e := range patches[0].Check() {
 			printProblem(e)
 		}
+		all = append(all, patches[0])
+	}
+	// files in the order given, as apply takes them
+	for _, c := range kpatch.Conflicts(all) {
+		printProblem(c)
 	}
 	if found {
 		return errReported

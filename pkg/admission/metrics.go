@@ -29,6 +29,9 @@ type Metrics struct {
 	CompileErrors prometheus.Counter
 	// LastSync is the time of the last successful registry sync.
 	LastSync prometheus.Gauge
+	// Conflicts is the number of fields two registry files set to
+	// different values.
+	Conflicts prometheus.Gauge
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -64,10 +67,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "kpatch_registry_last_sync_timestamp_seconds",
 			Help: "Unix time of the last successful registry sync.",
 		}),
+		Conflicts: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kpatch_registry_conflicts",
+			Help: "Fields that two registry files set to different values (the later file wins).",
+		}),
 	}
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
-	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync)
+	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts)
 	return m
 }

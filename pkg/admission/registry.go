@@ -50,23 +50,31 @@ type RegistryFile struct {
 // (ConfigMap name, then key), indexed by the kinds its headers target. It
 // is immutable and safe for concurrent use.
 type Registry struct {
-	files  []RegistryFile
-	byKind map[string][]*kpatch.Patch
+	files     []RegistryFile
+	byKind    map[string][]*kpatch.Patch
+	conflicts []*kpatch.Conflict
 }
 
 // NewRegistry indexes files, which are in order, by kind.
 func NewRegistry(files []RegistryFile) *Registry {
 	r := &Registry{files: files, byKind: map[string][]*kpatch.Patch{}}
+	var active []*kpatch.Patch
 	for _, f := range files {
 		if f.Patch == nil {
 			continue
 		}
+		active = append(active, f.Patch)
 		for _, kind := range f.Patch.Kinds() {
 			r.byKind[kind] = append(r.byKind[kind], f.Patch)
 		}
 	}
+	r.conflicts = kpatch.Conflicts(active)
 	return r
 }
+
+// Conflicts returns the fields that two files set to different values;
+// the later file in registry order wins.
+func (r *Registry) Conflicts() []*kpatch.Conflict { return r.conflicts }
 
 // Patches returns, in registry order, the patches that target kind
 // (case-insensitively). The caller must not modify the slice.

@@ -124,3 +124,20 @@ func TestWatcherReadyAfterFirstSync(t *testing.T) {
 		t.Errorf("not ready after a sync: %v", err)
 	}
 }
+
+func TestRegistryConflicts(t *testing.T) {
+	var c Compiler
+	reg, _ := c.Build([]corev1.ConfigMap{
+		configMap("a", map[string]string{"x.kpatch": "[deployment.*]\nreplicas: 2\n"}),
+		configMap("b", map[string]string{"y.yaml": "- target: deployment.web\n  patch: {replicas: 4}\n", "z.kpatch": "[deployment.web]\nreplicas: 4\n"}),
+	})
+	var got []string
+	for _, x := range reg.Conflicts() {
+		got = append(got, x.Error())
+	}
+	want := "a/x.kpatch:2:1: spec.replicas set to 2, but b/y.yaml:2:11 sets it to 4 (the later file wins)\n" +
+		"a/x.kpatch:2:1: spec.replicas set to 2, but b/z.kpatch:2:1 sets it to 4 (the later file wins)"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("conflicts:\n%s", strings.Join(got, "\n"))
+	}
+}

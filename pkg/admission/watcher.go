@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,10 +71,11 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	}
 	now := time.Now()
 	reg, problems := w.compiler.Build(list.Items)
-	w.current.Store(reg)
+	previous := w.current.Swap(reg)
 	for _, p := range problems {
 		w.report(p)
 	}
+	w.reportConflicts(previous, reg, list.Items)
 	if w.Metrics != nil {
 		failing := 0
 		for _, f := range reg.files {
@@ -84,6 +86,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		w.Metrics.ActiveFiles.Set(float64(reg.Active()))
 		w.Metrics.FailingFiles.Set(float64(failing))
 		w.Metrics.LastSync.Set(float64(now.Unix()))
+		w.Metrics.Conflicts.Set(float64(len(reg.Conflicts())))
 	}
 	w.Log.V(1).Info("registry synced", "configMaps", len(list.Items), "activeFiles", reg.Active())
 	return nil
@@ -107,6 +110,30 @@ func (w *Watcher) report(p Problem) {
 	w.Log.Error(p.Err, "registry file does not compile", "file", p.Ref.String(), "keptLastGood", p.KeptLastGood)
 	if w.Recorder != nil {
 		w.Recorder.Eventf(p.ConfigMap, nil, corev1.EventTypeWarning, "PatchCompileFailed", "Compile", "%s does not compile; %s: %s", p.Ref.Key, kept, errorSummary(p.Err))
+	}
+}
+
+// reportConflicts reports each conflict that the previous registry did
+// not have, as a log line and a Warning Event on the ConfigMap of the file
+// that wins.
+func (w *Watcher) reportConflicts(previous, reg *Registry, cms []corev1.ConfigMap) {
+	known := map[string]bool{}
+	if previous != nil {
+		for _, c := range previous.Conflicts() {
+			known[c.Error()] = true
+		}
+	}
+	for _, c := range reg.Conflicts() {
+		if known[c.Error()] {
+			continue
+		}
+		w.Log.Info("registry files conflict", "conflict", c.Error())
+		cmName, key, _ := strings.Cut(c.Later.File, "/")
+		for i := range cms {
+			if cms[i].Name == cmName && w.Recorder != nil {
+				w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, "PatchConflict", "Compile", "%s conflicts with an earlier file and wins: %s", key, c.Error())
+			}
+		}
 	}
 }
 

@@ -374,6 +374,8 @@ func (s *Segment) write(b *strings.Builder, first bool) {
 		bare(escapeBare(s.Name))
 	case Index:
 		bare(s.Name) // the digits as written: on a map they are the key
+	case imagePart, maybeImagePart:
+		bare(escapeBare(s.Name))
 	case Select:
 		b.WriteString("[" + selectorText(s.Key, s.Value) + "]")
 	case All:

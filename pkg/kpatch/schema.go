@@ -40,6 +40,9 @@ type typeNode struct {
 	bits   int    // size of an integer type
 	elem   *typeNode
 	fields map[string]*typeNode
+	// mergeKeys are the patchMergeKey of a struct's list fields that
+	// merge by key (containers by name).
+	mergeKeys map[string]string
 }
 
 func (n *typeNode) describe() string {
@@ -240,6 +243,12 @@ func addFields(n *typeNode, t reflect.Type) {
 			name = f.Name
 		}
 		n.fields[name] = nodeOf(f.Type)
+		if key := f.Tag.Get("patchMergeKey"); key != "" && strings.Contains(f.Tag.Get("patchStrategy"), "merge") {
+			if n.mergeKeys == nil {
+				n.mergeKeys = map[string]string{}
+			}
+			n.mergeKeys[name] = key
+		}
 	}
 }
 

@@ -424,3 +424,37 @@ func TestYAMLStrategicSidecar(t *testing.T) {
 		return nil
 	})
 }
+
+// TestConflictIsReportedAndLaterFileWins registers two files that set the
+// same field differently: an Event on the winner's ConfigMap, the metric,
+// and the later file's value applies.
+func TestConflictIsReportedAndLaterFileWins(t *testing.T) {
+	registry(t, "conflict-a", map[string]string{"a.kpatch": "[conflicts/deployment.conflicted]\nreplicas: 2\n"})
+	registry(t, "conflict-b", map[string]string{"b.yaml": "- target: conflicts/deployment.conflicted\n  patch: {replicas: 3}\n"})
+	namespace(t, "conflicts", true)
+	eventually(t, 10*time.Second, func() error {
+		d := deployment("conflicts", "conflicted")
+		if err := dryRunCreate(d); err != nil {
+			return err
+		}
+		if *d.Spec.Replicas != 3 {
+			return fmt.Errorf("replicas %d, want the later file's 3", *d.Spec.Replicas)
+		}
+		return nil
+	})
+	eventually(t, 10*time.Second, func() error {
+		var list eventsv1.EventList
+		if err := env.Client.List(context.Background(), &list, client.InNamespace(cluster.RegistryNamespace)); err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Name == "conflict-b" && e.Reason == "PatchConflict" && strings.Contains(e.Note, "conflict-a/a.kpatch:2:1") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no PatchConflict event")
+	})
+	if m := metrics(t); !strings.Contains(m, "kpatch_registry_conflicts") {
+		t.Error("no conflicts metric")
+	}
+}

@@ -1,0 +1,193 @@
+package kpatch
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Conflict is two files setting the same field of objects they can both
+// hit to different values. Files apply in order, so Later's value wins.
+type Conflict struct {
+	Path          string // the field, as a full path: spec.template.spec.containers[name="main"].image
+	Earlier       Position
+	EarlierValue  any
+	Later         Position
+	LaterValue    any
+	Target, Other Target
+}
+
+// Error formats the conflict with both positions.
+func (c *Conflict) Error() string {
+	return fmt.Sprintf("%s: %s set to %s, but %s sets it to %s (the later file wins)",
+		c.Earlier, c.Path, valueText(c.EarlierValue), c.Later, valueText(c.LaterValue))
+}
+
+func valueText(v any) string {
+	if s, ok := scalarText(v); ok {
+		if _, isStr := v.(string); isStr {
+			return fmt.Sprintf("%q", s)
+		}
+		if v == nil {
+			return "null"
+		}
+		return s
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// write is one field a file sets to a constant.
+type write struct {
+	target Target
+	path   string
+	value  any
+	pos    Position
+}
+
+// Conflicts finds, across files in their apply order, the fields that two
+// different files set to different constant values on objects both can
+// hit: field entries (.kpatch and YAML) and strategic merge patches, whose
+// lists are keyed by their merge keys (containers by name). Values with
+// variables, insertions and deletions are not compared.
+func Conflicts(patches []*Patch) []*Conflict {
+	var out []*Conflict
+	seen := map[string][]write{} // path -> earlier writes
+	for _, p := range patches {
+		mine := p.writes()
+		for _, w := range mine {
+			for _, e := range seen[w.path] {
+				if e.pos.File == w.pos.File || !mayOverlap(&e.target, &w.target) || equalValue(e.value, w.value) {
+					continue
+				}
+				out = append(out, &Conflict{Path: w.path, Earlier: e.pos, EarlierValue: e.value, Later: w.pos, LaterValue: w.value, Target: e.target, Other: w.target})
+			}
+		}
+		for _, w := range mine {
+			seen[w.path] = append(seen[w.path], w)
+		}
+	}
+	return out
+}
+
+// writes lists the constant fields the patch sets, with full paths.
+func (p *Patch) writes() []write {
+	var out []write
+	for _, s := range p.sections {
+		if s.merge != nil {
+			if !s.merge.Strategic {
+				continue
+			}
+			var root *typeNode
+			for _, ks := range schemasFor(s.target.Kind) {
+				if s.target.groupMatches(ks.gvk.Group, ks.gvk.Version) {
+					root = ks.root
+					break
+				}
+			}
+			pos := Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col}
+			flattenWrites(s.merge.Patch, root, "", func(path string, v any) {
+				out = append(out, write{target: s.target, path: path, value: v, pos: pos})
+			})
+			continue
+		}
+		for _, op := range s.ops {
+			pl := op.generic
+			for _, sp := range op.schemas {
+				if sp.err == nil {
+					pl = sp
+					break
+				}
+			}
+			if pl.err != nil || pl.act != actSet || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
+				continue
+			}
+			if _, isTree := pl.value.(map[string]any); isTree {
+				flattenWrites(pl.value.(map[string]any), pl.leaf, Path(pl.steps).String(), func(path string, v any) {
+					out = append(out, write{target: s.target, path: path, value: v, pos: Position{File: p.name, Line: pl.line, Column: pl.col}})
+				})
+				continue
+			}
+			out = append(out, write{target: s.target, path: Path(pl.steps).String(), value: pl.value, pos: Position{File: p.name, Line: pl.line, Column: pl.col}})
+		}
+	}
+	return out
+}
+
+// flattenWrites walks a map patch to its leaves: maps by key, lists of
+// maps by their merge key where the schema has one; other lists and
+// scalars are leaves. Directives ($patch, $retainKeys, ...) are skipped.
+func flattenWrites(m map[string]any, n *typeNode, prefix string, emit func(string, any)) {
+	for _, k := range sortedKeysOf(m) {
+		if strings.HasPrefix(k, "$") {
+			continue
+		}
+		v := m[k]
+		path := k
+		if prefix != "" {
+			path = prefix + "." + escapeBare(k)
+		} else {
+			path = escapeBare(k)
+		}
+		var child *typeNode
+		mergeKey := ""
+		if n != nil {
+			switch n.kind {
+			case tStruct:
+				child = n.fields[k]
+				mergeKey = n.mergeKeys[k]
+			case tMap:
+				child = n.elem
+			}
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			flattenWrites(x, child, path, emit)
+		case []any:
+			if mergeKey == "" || child == nil {
+				emit(path, v)
+				continue
+			}
+			for _, item := range x {
+				im, ok := item.(map[string]any)
+				key, _ := scalarText(im[mergeKey])
+				if !ok || im[mergeKey] == nil {
+					continue
+				}
+				flattenWrites(withoutKey(im, mergeKey), child.elem, path+"["+selectorText([]string{mergeKey}, key)+"]", emit)
+			}
+		default:
+			emit(path, v)
+		}
+	}
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func sortedKeysOf(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+// mayOverlap reports whether two targets can hit the same object: the
+// same kind and group, and names and namespaces that are equal or globs.
+func mayOverlap(a, b *Target) bool {
+	if !strings.EqualFold(a.Kind, b.Kind) {
+		return false
+	}
+	if a.HasGroup && b.HasGroup && (a.Group != b.Group || a.Version != "" && b.Version != "" && a.Version != b.Version) {
+		return false
+	}
+	if a.NameLiteral && b.NameLiteral && a.Name != b.Name {
+		return false
+	}
+	if a.Namespace != "" && b.Namespace != "" && !isGlob(a.Namespace) && !isGlob(b.Namespace) && a.Namespace != b.Namespace {
+		return false
+	}
+	return true
+}
