@@ -252,6 +252,13 @@ func TestPodIsRestrictedAndHighlyAvailable(t *testing.T) {
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
 		t.Errorf("no resource requests: %+v", c.Resources)
 	}
+	memLimit := false
+	for _, e := range c.Env {
+		memLimit = memLimit || e.Name == "GOMEMLIMIT" && e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory"
+	}
+	if !memLimit {
+		t.Error("GOMEMLIMIT does not follow the memory limit")
+	}
 	if len(pod.TopologySpreadConstraints) == 0 {
 		t.Error("no topology spread")
 	}
