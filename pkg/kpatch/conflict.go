@@ -118,7 +118,7 @@ func (p *Patch) writes() []write {
 // maps by their merge key where the schema has one; other lists and
 // scalars are leaves. Directives ($patch, $retainKeys, ...) are skipped.
 func flattenWrites(m map[string]any, n *typeNode, prefix string, emit func(string, any)) {
-	for _, k := range sortedKeysOf(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if strings.HasPrefix(k, "$") {
 			continue
 		}
@@ -171,8 +171,6 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	}
 	return out
 }
-
-func sortedKeysOf(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // mayOverlap reports whether two targets can hit the same object: the
 // same kind and group, and names and namespaces that are equal or globs.

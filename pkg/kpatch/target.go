@@ -59,14 +59,8 @@ func (t *Target) Matches(r *ObjectRef) bool {
 	if !strings.EqualFold(t.Kind, r.Kind) {
 		return false
 	}
-	if t.HasGroup {
-		group := t.Group
-		if group == "core" {
-			group = ""
-		}
-		if r.Group() != group || t.Version != "" && r.Version() != t.Version {
-			return false
-		}
+	if !t.groupMatches(r.Group(), r.Version()) {
+		return false
 	}
 	if t.Namespace != "" && (r.Namespace == "" || !globMatch(t.Namespace, r.Namespace)) {
 		return false
