@@ -306,21 +306,26 @@ func hasSeparator(body string) bool {
 }
 
 // splitEntry finds the separator of an entry: the first `: ` (or `:` and a
-// tab) outside brackets and escapes, or a `:` that ends the line. It returns
+// tab) outside brackets, quoted selector values and escapes, or a `:` that
+// ends the line. It returns
 // where the key ends and the value starts, or -1, -1.
 func splitEntry(body string) (int, int) {
 	depth := 0
+	quoted := false
 	for i := 0; i < len(body); i++ {
-		switch body[i] {
-		case '\\':
+		switch c := body[i]; {
+		case c == '\\':
 			i++
-		case '[':
+		case c == '"' && depth > 0:
+			quoted = !quoted
+		case quoted:
+		case c == '[':
 			depth++
-		case ']':
+		case c == ']':
 			if depth > 0 {
 				depth--
 			}
-		case ':':
+		case c == ':':
 			if depth > 0 {
 				continue
 			}

@@ -57,6 +57,7 @@ func TestParseErrors(t *testing.T) {
 		{"delete of an insertion", "[deployment.web]\n[delete]containers[name=app].args[-]:\n", "f:2:1", ErrSyntax, "an insertion cannot be deleted"},
 		{"delete under an insertion header", "[deployment.web.containers[-]]\nname: app\n  args[delete]:\n", "f:3:3", ErrSyntax, "cannot delete"},
 		{"unclosed variable in quotes", "[deployment.web]\n  annotations.a: \"ab${values.x\"\n", "f:2:21", ErrSyntax, "not closed"},
+		{"bracket in a bare selector value", "[a.b]\nx[k=[v]: 1\n", "f:2:5", ErrSyntax, "quote the value"},
 		{"variable in a path", "[deployment.web]\nenv[name=${values.x}].value: 1\n", "f:2:10", ErrSyntax, "variables"},
 	}
 	for _, tt := range tests {
@@ -240,6 +241,14 @@ func TestParsePrintRoundTrip(t *testing.T) {
 		f, err := Parse(name, src)
 		if err != nil {
 			continue // error cases have nothing to print
+		}
+		assertRoundTrip(t, f)
+	}
+	// quoted selector values holding brackets and colons
+	for _, src := range []string{"[a.b]\nx[k=\"[v\"]:\n", "[a.b.c[k=\"]: [\"]]\nd: 1\n", "[a.b]\nx[k=\"a: b\"].y: 1\n"} {
+		f, err := ParseString("inline.kpatch", src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
 		}
 		assertRoundTrip(t, f)
 	}

@@ -292,6 +292,9 @@ func selectorValue(val string, col int) (string, *lineError) {
 		}
 		return s, nil
 	}
+	if j := indexUnescaped(val, '['); j >= 0 {
+		return "", lineErrorf(col+j, ErrSyntax, "selector value %q holds '['; quote the value: \"...\"", val)
+	}
 	return unescape(val), nil
 }
 

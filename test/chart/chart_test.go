@@ -335,6 +335,9 @@ func moduleDir(t *testing.T, module string) string {
 // and the pod of the Deployment in a namespace that enforces the
 // restricted Pod Security profile.
 func TestServerSideDryRun(t *testing.T) {
+	if reason := cluster.SkipReason(); reason != "" {
+		t.Skip(reason)
+	}
 	certManager := moduleDir(t, "github.com/cert-manager/cert-manager@"+certManagerVersion(t))
 	promOperator := moduleDir(t, "github.com/prometheus-operator/prometheus-operator@v0.85.0")
 	env := &envtest.Environment{

@@ -71,8 +71,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if assets == "" {
 		assets = ControlPlaneDir()
 	}
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); err != nil {
-		return nil, fmt.Errorf("no kube-apiserver in %s: run `make controlplane` first (%w)", assets, err)
+	if err := Missing(assets); err != nil {
+		return nil, err
 	}
 	if len(o.Rules) == 0 {
 		o.Rules = []admissionregistrationv1.RuleWithOperations{
@@ -123,6 +123,37 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return fail(err)
 	}
 	return c, nil
+}
+
+// RequireEnv names the environment variable that makes a missing control
+// plane a failure instead of a skip; the Makefile sets it, so `make test`
+// never passes without the end-to-end suites while a plain `go test ./...`
+// on a fresh clone skips them with a message.
+const RequireEnv = "KPATCH_REQUIRE_CONTROLPLANE"
+
+// Missing returns why the control plane cannot be started from dir (or
+// ControlPlaneDir() when dir is empty), or nil when its binaries are there.
+func Missing(dir string) error {
+	if dir == "" {
+		dir = ControlPlaneDir()
+	}
+	for _, bin := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			return fmt.Errorf("no %s in %s: run `make controlplane` first (%w)", bin, dir, err)
+		}
+	}
+	return nil
+}
+
+// SkipReason returns a message when the suites that need a control plane
+// should be skipped: its binaries are missing and RequireEnv is not set.
+// It returns "" when they should run (and fail if the binaries are missing).
+func SkipReason() string {
+	err := Missing("")
+	if err == nil || os.Getenv(RequireEnv) != "" {
+		return ""
+	}
+	return "skipped: " + err.Error() + "; `make e2e` and `make chart` build it and run these tests"
 }
 
 // ControlPlaneDir is where kube-apiserver and etcd are: $KUBEBUILDER_ASSETS,

@@ -35,6 +35,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if reason := cluster.SkipReason(); reason != "" {
+		fmt.Println("e2e:", reason)
+		os.Exit(0)
+	}
 	os.Exit(run(m))
 }
 

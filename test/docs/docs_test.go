@@ -1,0 +1,83 @@
+// Package docs checks that the repository speaks for itself: README.md and
+// docs/ link only to files that exist inside the repository, and name no
+// path outside it.
+package docs
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const root = "../.."
+
+// markdownFiles returns README.md and every Markdown file below docs/.
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{filepath.Join(root, "README.md")}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+var (
+	link    = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	outside = regexp.MustCompile("(^|[\\s`(\"'])(\\.\\./|/work/|shared/(seeds|spec|hooks)/)")
+)
+
+// TestLinksStayInsideTheRepository fails on a relative link whose target
+// does not exist or lies outside the repository.
+func TestLinksStayInsideTheRepository(t *testing.T) {
+	top, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range markdownFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(src), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			abs, err := filepath.Abs(filepath.Join(filepath.Dir(file), target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel, err := filepath.Rel(top, abs); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s: link %q points outside the repository", file, target)
+				continue
+			}
+			if _, err := os.Stat(abs); err != nil {
+				t.Errorf("%s: link %q: no such file in the repository", file, target)
+			}
+		}
+	}
+}
+
+// TestNoPathsOutsideTheRepository fails on text that names a file outside
+// the repository, such as the design documents it was built from.
+func TestNoPathsOutsideTheRepository(t *testing.T) {
+	for _, file := range markdownFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if outside.MatchString(line) {
+				t.Errorf("%s:%d: names a path outside the repository: %s", file, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}
