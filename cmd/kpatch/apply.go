@@ -2,81 +2,108 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-func runApply(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("apply", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		patchFiles []string
-		inputs     []string
-		output     string
-		namespace  string
-		vf         variableFlags
-	)
-	fs.StringArrayVarP(&patchFiles, "patch", "p", nil, "a .kpatch file to apply (repeatable; applied in order)")
-	fs.StringArrayVarP(&inputs, "filename", "f", nil, "manifests to patch, a YAML or JSON stream; - reads standard input (repeatable)")
-	fs.StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
-	fs.StringVarP(&namespace, "namespace", "n", "", "namespace assumed for objects without metadata.namespace when matching namespace/ targets")
-	vf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+// applyOptions are the flags of kpatch apply.
+type applyOptions struct {
+	patches       []string
+	inputs        []string
+	recursive     bool
+	output        string
+	namespace     string
+	failUnmatched bool
+	vars          variableFlags
+}
+
+func newApplyCommand(s streams) *cobra.Command {
+	o := &applyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply -p FILE|DIR|- ... -f FILE|DIR|- ...",
+		Short: "Apply patch files to manifests and print the result",
+		Long: `Apply patch files to the objects of the manifests and print every object,
+patched or not, in input order: a YAML stream, or with -o json one object or a
+v1 List of them, as kubectl prints. Items of a List are patched one by one.
+
+Patch files apply in the order given; a directory gives its .kpatch, .yaml and
+.yml files in lexical order. When a file fails on an object, that file leaves
+the object untouched, the other files still apply, the error goes to stderr and
+the exit code is 1. A file section whose target matches no object of the input
+is reported on stderr as a warning, or with --fail-unmatched as an error.`,
+		Example: `  kpatch apply -p patches/ -f app.yaml
+  kustomize build overlays/prod | kpatch apply -p prod.kpatch -f - --values values.yaml
+  kpatch apply -p patches/ -f manifests/ -R --fail-unmatched -o json`,
+		Args: noArgs("; patch files go with -p, manifests with -f"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(s) },
 	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.patches, "patch", "p", nil, "patch `FILE`, directory, or - for standard input (a .kpatch file); repeatable, applied in order")
+	f.StringArrayVarP(&o.inputs, "filename", "f", nil, "manifests to patch: a YAML or JSON `FILE`, a directory, or - for standard input; repeatable")
+	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the directories of -f and -p recursively")
+	f.StringVarP(&o.output, "output", "o", "yaml", "output `FORMAT`: yaml or json")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects without metadata.namespace when matching namespace/ targets")
+	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "a file section whose target matches no object of the input is an error (exit 1), not a warning")
+	o.vars.register(f)
+	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// validate checks the command line.
+func (o *applyOptions) validate() error {
 	switch {
-	case len(patchFiles) == 0:
-		return fmt.Errorf("%w: at least one -p FILE is required", errUsage)
-	case len(inputs) == 0:
-		return fmt.Errorf("%w: -f FILE (or -f - for standard input) is required", errUsage)
-	case output != "yaml" && output != "json":
-		return fmt.Errorf("%w: -o must be yaml or json, not %q", errUsage, output)
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case len(o.patches) == 0:
+		return usageErrorf("at least one -p FILE is required")
+	case len(o.inputs) == 0:
+		return usageErrorf("-f FILE (or -f - for standard input) is required")
+	case o.output != "yaml" && o.output != "json":
+		return usageErrorf("-o must be yaml or json, not %q", o.output)
 	}
-	vars, err := vf.load()
+	return checkStdinOnce(o.patches, o.inputs)
+}
+
+func (o *applyOptions) run(s streams) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	vars, err := o.vars.load()
 	if err != nil {
 		return err
 	}
-	printErr := func(err error) { fmt.Fprintln(stderr, err) }
-	patches, err := loadPatches(patchFiles, vars, printErr)
+	patchFiles, err := expandPaths(o.patches, patchExtensions, o.recursive)
 	if err != nil {
 		return err
 	}
-	var docs []*document
-	for _, in := range inputs {
-		var r io.Reader = stdin
-		name := "<stdin>"
-		if in != "-" {
-			f, err := os.Open(in)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r, name = f, in
-		}
-		d, err := readDocuments(name, r)
-		if err != nil {
-			return err
-		}
-		docs = append(docs, d...)
+	inputFiles, err := expandPaths(o.inputs, manifestExtensions, o.recursive)
+	if err != nil {
+		return err
+	}
+	report := func(err error) { fmt.Fprintln(s.err, err) }
+	patches, err := loadPatches(patchFiles, s.in, vars, report)
+	if err != nil {
+		return err
+	}
+	docs, err := readManifests(inputFiles, s.in)
+	if err != nil {
+		return err
 	}
 	failed := false
-	opts := kpatch.ApplyOptions{Namespace: namespace}
+	opts := kpatch.ApplyOptions{Namespace: o.namespace}
 	for _, d := range docs {
 		if err := d.apply(patches, opts); err != nil {
-			printErr(err)
+			report(err)
 			failed = true
 		}
 	}
-	if err := writeDocuments(stdout, docs, output); err != nil {
+	for _, u := range unmatchedTargets(patches, objectsOf(docs, o.namespace), o.failUnmatched) {
+		report(u)
+		failed = failed || u.Fatal
+	}
+	if err := writeDocuments(s.out, docs, o.output); err != nil {
 		return err
 	}
 	if failed {

@@ -84,28 +84,96 @@ func (d *document) apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) erro
 	return errs.Err()
 }
 
-// writeDocuments prints the objects as a YAML stream, or as JSON
-// documents one after another.
+// writeDocuments prints the objects as a YAML stream or, as kubectl
+// does, as JSON: one object alone, several (or none) in one v1 List.
 func writeDocuments(w io.Writer, docs []*document, format string) error {
+	if format == "json" {
+		return writeJSON(w, docs)
+	}
 	bw := bufio.NewWriter(w)
 	for i, d := range docs {
-		var (
-			b   []byte
-			err error
-		)
-		if format == "json" {
-			b, err = json.MarshalIndent(d.obj, "", "  ")
-			b = append(b, '\n')
-		} else {
-			if i > 0 {
-				bw.WriteString("---\n")
-			}
-			b, err = yaml.Marshal(d.obj)
-		}
+		b, err := yaml.Marshal(d.obj)
 		if err != nil {
 			return err
+		}
+		if i > 0 {
+			bw.WriteString("---\n")
 		}
 		bw.Write(b)
 	}
 	return bw.Flush()
+}
+
+// writeJSON prints one object, or a v1 List of the objects.
+func writeJSON(w io.Writer, docs []*document) error {
+	var v any
+	if len(docs) == 1 {
+		v = docs[0].obj
+	} else {
+		items := make([]any, len(docs))
+		for i, d := range docs {
+			items[i] = d.obj
+		}
+		v = map[string]any{
+			"apiVersion": "v1",
+			"kind":       "List",
+			"metadata":   map[string]any{"resourceVersion": ""},
+			"items":      items,
+		}
+	}
+	b, err := json.MarshalIndent(v, "", "    ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// objects returns the references of the objects the document holds: the
+// object itself, or a List's items.
+func (d *document) objects(namespace string) []kpatch.ObjectRef {
+	items, isList := d.obj["items"].([]any)
+	kind, _ := d.obj["kind"].(string)
+	if !isList || !strings.HasSuffix(kind, "List") {
+		return []kpatch.ObjectRef{objectRef(d.obj, namespace)}
+	}
+	var refs []kpatch.ObjectRef
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			refs = append(refs, objectRef(m, namespace))
+		}
+	}
+	return refs
+}
+
+// objectRef identifies an object as the engine matches it: namespace is
+// assumed when the object has none.
+func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
+	ref := kpatch.ObjectRef{Namespace: namespace}
+	ref.APIVersion, _ = obj["apiVersion"].(string)
+	ref.Kind, _ = obj["kind"].(string)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		ref.Name, _ = md["name"].(string)
+		if ns, _ := md["namespace"].(string); ns != "" {
+			ref.Namespace = ns
+		}
+	}
+	return ref
+}
+
+// readManifests reads the objects of every file ("-" is standard input).
+func readManifests(files []string, stdin io.Reader) ([]*document, error) {
+	var docs []*document
+	for _, path := range files {
+		name, data, err := readPath(path, stdin)
+		if err != nil {
+			return nil, err
+		}
+		d, err := readDocuments(name, bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d...)
+	}
+	return docs, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -53,13 +54,14 @@ func (v *variableFlags) load() (*kpatch.Variables, error) {
 	return vars, nil
 }
 
-// loadPatches parses and compiles every file and binds it to vars. It
-// prints every parse error and returns errReported if there was one.
-func loadPatches(files []string, vars *kpatch.Variables, problems func(error)) ([]*kpatch.Patch, error) {
+// loadPatches parses and compiles every file ("-" is standard input, a
+// .kpatch file) and binds it to vars. It prints every parse error and
+// returns errReported if there was one.
+func loadPatches(files []string, stdin io.Reader, vars *kpatch.Variables, problems func(error)) ([]*kpatch.Patch, error) {
 	var patches []*kpatch.Patch
 	failed := false
-	for _, name := range files {
-		src, err := os.ReadFile(name)
+	for _, path := range files {
+		name, src, err := readPath(path, stdin)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestApplyFromStdinAsJSONList(t *testing.T) {
+	code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\ndata.n: 3\n"},
+		cm+"---\n"+strings.Replace(cm, "name: c", "name: d", 1), "apply", "-p", "p.kpatch", "-f", "-", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list struct {
+		APIVersion string           `json:"apiVersion"`
+		Kind       string           `json:"kind"`
+		Items      []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatalf("output is not one JSON document: %v\n%s", err, stdout)
+	}
+	if list.APIVersion != "v1" || list.Kind != "List" || len(list.Items) != 2 {
+		t.Fatalf("want a v1 List of 2 objects, got %s %s of %d\n%s", list.APIVersion, list.Kind, len(list.Items), stdout)
+	}
+	if d := list.Items[0]["data"].(map[string]any); d["a"] != "y" || d["n"] != "3" {
+		t.Errorf("first object not patched: %v", d)
+	}
+	if d := list.Items[1]["data"].(map[string]any); d["a"] != "x" {
+		t.Errorf("second object patched: %v", d)
+	}
+}
+
+func TestApplyOneObjectAsJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, cm, "apply", "-p", "p.kpatch", "-f", "-", "-o", "json")
+	var obj map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &obj) != nil || obj["kind"] != "ConfigMap" {
+		t.Errorf("exit %d, stderr %s; want the object itself, got:\n%s", code, stderr, stdout)
+	}
+}
+
+func TestApplyListItems(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSpace(cm), "\n", "\n  ") + "\n"
+	code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, list, "apply", "-p", "p.kpatch", "-f", "-")
+	if code != 0 || !strings.Contains(stdout, "a: \"y\"") && !strings.Contains(stdout, "a: y") {
+		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("the List's item matched, yet: %s", stderr)
+	}
+}
+
+func TestParseErrorPrintsNothing(t *testing.T) {
+	code, stdout, stderr := runCLI(t, map[string]string{"bad.kpatch": "[configmap.c]\nno separator\nx: [1]\n", "ok.kpatch": "[configmap.c]\ndata.a: y\n"},
+		cm, "apply", "-p", "ok.kpatch", "-p", "bad.kpatch", "-f", "-")
+	if code != 1 || stdout != "" {
+		t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout)
+	}
+	if !strings.Contains(stderr, "bad.kpatch:2:1: ") || !strings.Contains(stderr, "bad.kpatch:3:4: ") {
+		t.Errorf("stderr lacks both positions:\n%s", stderr)
+	}
+}
+
+func TestVariablesFlags(t *testing.T) {
+	files := map[string]string{
+		"p.kpatch":    "[configmap.c]\ndata.v: ${values.v}\ndata.w: ${values.w}\n",
+		"values.yaml": "values:\n  v: from-file\n  w: file\n",
+	}
+	code, stdout, stderr := runCLI(t, files, cm, "apply", "-p", "p.kpatch", "-f", "-", "--values", "values.yaml", "--set", "values.w=1.10", "--set-string", "values.v=1.10")
+	if code != 0 || !strings.Contains(stdout, `v: "1.10"`) || !strings.Contains(stdout, `w: "1.1"`) {
+		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = runCLI(t, files, cm, "apply", "-p", "p.kpatch", "-f", "-", "--set", "features.x=maybe")
+	if code != 1 || !strings.Contains(stderr, "booleans") {
+		t.Errorf("a non-boolean feature: exit %d, %s", code, stderr)
+	}
+}
+
+func TestInvalidInput(t *testing.T) {
+	for _, in := range []string{"- a\n- b\n", "a: [\n", "\"just text\"\n"} {
+		code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, in, "apply", "-p", "p.kpatch", "-f", "-")
+		if code != 1 || stdout != "" || !strings.Contains(stderr, "<stdin>: document 1") {
+			t.Errorf("input %q: exit %d, stdout %q, stderr %q", in, code, stdout, stderr)
+		}
+	}
+}
+
+// unmatchedFiles hold a section and a merge entry that match nothing.
+var unmatchedFiles = map[string]string{
+	"app.kpatch": "[configmap.c]\ndata.a: y\n\n# plural kind: matches nothing\n[configmaps.c]\ndata.b: z\n\n[prod/configmap.c]\ndata.c: w\n",
+	"merge.yaml": "- target: configmap.c\n  type: strategic\n  patch:\n    data: {m: n}\n- target: secret.s\n  type: merge\n  patch:\n    data: {k: dg==}\n",
+}
+
+func TestApplyWarnsOfUnmatchedTargets(t *testing.T) {
+	code, stdout, stderr := runCLI(t, unmatchedFiles, cm, "apply", "-p", "app.kpatch", "-p", "merge.yaml", "-f", "-")
+	if code != 0 || !strings.Contains(stdout, `a: "y"`) || !strings.Contains(stdout, `m: "n"`) || strings.Contains(stdout, "b: z") {
+		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	want := "app.kpatch:5:1: warning: target configmaps.c matches no object of the input\n" +
+		"app.kpatch:8:1: warning: target prod/configmap.c matches no object of the input\n" +
+		"merge.yaml:5:3: warning: target secret.s matches no object of the input\n"
+	if stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+	// -n supplies the namespace the object lacks
+	_, _, stderr = runCLI(t, unmatchedFiles, cm, "apply", "-p", "app.kpatch", "-f", "-", "-n", "prod")
+	if strings.Contains(stderr, "prod/configmap.c") || !strings.Contains(stderr, "configmaps.c") {
+		t.Errorf("with -n prod: %s", stderr)
+	}
+}
+
+func TestApplyFailUnmatched(t *testing.T) {
+	code, stdout, stderr := runCLI(t, unmatchedFiles, cm, "apply", "-p", "app.kpatch", "-f", "-", "--fail-unmatched")
+	if code != 1 || !strings.Contains(stdout, `a: "y"`) {
+		t.Errorf("exit %d; want 1 with the objects still printed:\n%s", code, stdout)
+	}
+	if !strings.Contains(stderr, "app.kpatch:5:1: target configmaps.c matches no object of the input\n") || strings.Contains(stderr, "warning") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if code, _, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, cm, "apply", "-p", "p.kpatch", "-f", "-", "--fail-unmatched"); code != 0 || stderr != "" {
+		t.Errorf("every target matched: exit %d, %s", code, stderr)
+	}
+}
+
+func TestApplyDirectories(t *testing.T) {
+	files := map[string]string{
+		"patches/b.kpatch":     "[configmap.*]\ndata.b: ${values.x}\n",
+		"patches/a.yaml":       "- target: configmap.c\n  patch:\n    data.a: from-yaml\n",
+		"patches/notes.txt":    "not a patch",
+		"patches/sub/c.kpatch": "[configmap.*]\ndata.c: deep\n",
+		"manifests/one.yaml":   cm,
+		"manifests/two.json":   `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}}`,
+		"manifests/README.md":  "# not a manifest",
+		"manifests/sub/3.yml":  strings.Replace(cm, "name: c", "name: e", 1),
+	}
+	code, stdout, stderr := runCLI(t, files, "", "apply", "-p", "patches", "-f", "manifests", "--set", "values.x=1", "-o", "json")
+	var list struct{ Items []map[string]any }
+	if code != 0 || json.Unmarshal([]byte(stdout), &list) != nil || len(list.Items) != 2 {
+		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	// a.yaml applies before b.kpatch; the subdirectory is not read without -R
+	if d := list.Items[0]["data"].(map[string]any); d["a"] != "from-yaml" || d["b"] != "1" || d["c"] != nil {
+		t.Errorf("first object: %v", d)
+	}
+	code, stdout, stderr = runCLI(t, files, "", "apply", "-R", "-p", "patches", "-f", "manifests", "--set", "values.x=1", "-o", "json")
+	if code != 0 || json.Unmarshal([]byte(stdout), &list) != nil || len(list.Items) != 3 || list.Items[2]["data"].(map[string]any)["c"] != "deep" {
+		t.Errorf("-R: exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = runCLI(t, files, "", "apply", "-p", "patches", "-f", "patches/sub")
+	if code != 1 || !strings.Contains(stderr, "patches/sub: no file ending in .yaml, .yml, .json in the directory") {
+		t.Errorf("a directory without manifests: exit %d, %s", code, stderr)
+	}
+}
+
+func TestApplyPatchFromStdin(t *testing.T) {
+	code, stdout, stderr := runCLI(t, map[string]string{"in.yaml": cm}, "[configmap.c]\ndata.a: piped\nbad line\n", "apply", "-p", "-", "-f", "in.yaml")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "<stdin>:3:1: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, map[string]string{"in.yaml": cm}, "[configmap.c]\ndata.a: piped\n", "apply", "-p", "-", "-f", "in.yaml")
+	if code != 0 || !strings.Contains(stdout, "a: piped") {
+		t.Errorf("exit %d, stdout:\n%s", code, stdout)
+	}
+}

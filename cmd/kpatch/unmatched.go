@@ -1,0 +1,78 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// errUnmatched is the cause of every *unmatchedTarget.
+var errUnmatched = errors.New("target matches no object of the input")
+
+// unmatchedTarget is a file section (a header and its entries, or a merge
+// entry of a YAML patch file) whose target matched no object of the
+// input: a dead patch, most often a misspelt kind or name.
+type unmatchedTarget struct {
+	Pos    kpatch.Position
+	Target kpatch.Target
+	// Fatal makes it an error (--fail-unmatched) rather than a warning.
+	Fatal bool
+}
+
+func (u *unmatchedTarget) Error() string {
+	severity := "warning: "
+	if u.Fatal {
+		severity = ""
+	}
+	return u.Pos.String() + ": " + severity + "target " + u.Target.String() + " matches no object of the input"
+}
+
+func (u *unmatchedTarget) Unwrap() error { return errUnmatched }
+
+// unmatchedTargets returns, file by file in the order given and in the
+// order of their lines, the sections and merge entries of the patches
+// whose target matches none of the objects.
+func unmatchedTargets(patches []*kpatch.Patch, objects []kpatch.ObjectRef, fatal bool) []*unmatchedTarget {
+	var found []*unmatchedTarget
+	for _, p := range patches {
+		var inFile []*unmatchedTarget
+		check := func(t *kpatch.Target, line, col int) {
+			if !matchesAny(t, objects) {
+				pos := kpatch.Position{File: p.Name(), Line: line, Column: col}
+				inFile = append(inFile, &unmatchedTarget{Pos: pos, Target: *t, Fatal: fatal})
+			}
+		}
+		f := p.File()
+		for _, m := range f.Merges {
+			check(&m.Target, m.Line, m.Col)
+		}
+		for _, s := range f.Sections {
+			check(&s.Target, s.Line, s.Col)
+		}
+		slices.SortStableFunc(inFile, func(a, b *unmatchedTarget) int {
+			return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+		})
+		found = append(found, inFile...)
+	}
+	return found
+}
+
+func matchesAny(t *kpatch.Target, objects []kpatch.ObjectRef) bool {
+	for i := range objects {
+		if t.Matches(&objects[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// objectsOf returns the references of every object of the documents.
+func objectsOf(docs []*document, namespace string) []kpatch.ObjectRef {
+	var refs []kpatch.ObjectRef
+	for _, d := range docs {
+		refs = append(refs, d.objects(namespace)...)
+	}
+	return refs
+}
