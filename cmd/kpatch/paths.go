@@ -22,7 +22,6 @@ const (
 var (
 	manifestExtensions = []string{".yaml", ".yml", ".json"}
 	patchExtensions    = []string{".kpatch", ".yaml", ".yml"}
-	kpatchExtensions   = []string{".kpatch"}
 )
 
 // expandPaths turns the files, directories and "-" named on the command

@@ -18,7 +18,7 @@ type streams struct {
 // comes out of it as a *usageError.
 func newRootCommand(s streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "kpatch",
+		Use:   "kpatch COMMAND",
 		Short: "Apply .kpatch patch files to Kubernetes manifests, offline",
 		Long: `kpatch applies .kpatch files (and YAML patch files) to Kubernetes manifests,
 the way the kpatch admission webhook patches objects in a cluster; it checks

@@ -18,9 +18,9 @@ type variableFlags struct {
 }
 
 func (v *variableFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&v.files, "values", nil, "YAML file with values: and features: maps (repeatable; later files win)")
-	fs.StringArrayVar(&v.sets, "set", nil, "set one variable, values.NAME=V or features.NAME=V; V is a YAML scalar (repeatable; wins over --values)")
-	fs.StringArrayVar(&v.strings, "set-string", nil, "set one variable to the text V, values.NAME=V (repeatable; wins over --set)")
+	fs.StringArrayVar(&v.files, "values", nil, "YAML `FILE` with values: and features: maps (repeatable; later files win)")
+	fs.StringArrayVar(&v.sets, "set", nil, "set one variable, `values.NAME=V` or features.NAME=V; V is a YAML scalar (repeatable; wins over --values)")
+	fs.StringArrayVar(&v.strings, "set-string", nil, "set one variable to the text V, `values.NAME=V` (repeatable; wins over --set)")
 }
 
 func (v *variableFlags) empty() bool {

@@ -10,9 +10,15 @@
 //	values.yaml    optional, passed as --values
 //	args           optional extra arguments, one a line
 //	cmd            optional: "lint" runs kpatch lint on the patch files
-//	expected.yaml  the objects expected on stdout, compared as data
+//	expected.yaml  the objects expected on stdout, compared as data; with
+//	               -o json in args, the CLI prints several objects as one
+//	               v1 List, and the List's items are compared, so the file
+//	               may hold the List or the objects
 //	stderr.txt     optional: lines that must appear in the output's error
 //	               stream (stdout too for lint); its presence means exit 1
+//	warnings.txt   optional: lines that must appear in the same streams of
+//	               a run that succeeds (exit 0), such as the warning for a
+//	               file section whose target matches no object
 //
 // Run with -update to rewrite expected.yaml from the CLI's output.
 package conformance
@@ -131,13 +137,15 @@ func runCase(t *testing.T, dir string) {
 		if code != 1 {
 			t.Errorf("exit code %d, want 1", code)
 		}
-		for _, line := range strings.Split(wantErrs, "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.Contains(errText, line) {
-				t.Errorf("errors do not contain %q:\n%s", line, errText)
-			}
-		}
 	} else if code != 0 {
 		t.Errorf("exit code %d, want 0; stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{wantErrs, readOptional(t, dir, "warnings.txt")} {
+		for _, line := range strings.Split(want, "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.Contains(errText, line) {
+				t.Errorf("errors and warnings do not contain %q:\n%s", line, errText)
+			}
+		}
 	}
 	if lint {
 		return
@@ -157,11 +165,37 @@ func runCase(t *testing.T, dir string) {
 	}
 	want := decodeStream(t, readOptional(t, dir, "expected.yaml"))
 	got := decodeStream(t, stdout.String())
+	if jsonOutput(args) {
+		want, got = listItems(want), listItems(got)
+	}
 	if !reflect.DeepEqual(got, want) {
 		wantYAML, _ := yaml.Marshal(want)
 		gotYAML, _ := yaml.Marshal(got)
 		t.Errorf("output differs\n--- got:\n%s\n--- want:\n%s", gotYAML, wantYAML)
 	}
+}
+
+// jsonOutput reports whether the arguments ask for -o json.
+func jsonOutput(args []string) bool {
+	for i, a := range args {
+		if a == "-ojson" || a == "--output=json" || (a == "-o" || a == "--output") && i+1 < len(args) && args[i+1] == "json" {
+			return true
+		}
+	}
+	return false
+}
+
+// listItems replaces a stream that is one v1 List by the List's items.
+func listItems(docs []any) []any {
+	if len(docs) != 1 {
+		return docs
+	}
+	list, ok := docs[0].(map[string]any)
+	if !ok || list["apiVersion"] != "v1" || list["kind"] != "List" {
+		return docs
+	}
+	items, _ := list["items"].([]any)
+	return items
 }
 
 // decodeStream reads a YAML stream into plain data for comparison.
