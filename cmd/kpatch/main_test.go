@@ -61,6 +61,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"version", "-o", "xml"}, `-o must be json or absent, not "xml"`},
 		{[]string{"completion"}, "expected a command: bash, fish, powershell, zsh"},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "kpatch completion"`},
+		{[]string{"help", "frobnicate"}, `unknown help topic "frobnicate"`},
 	} {
 		code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, cm, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || stdout != "" {
@@ -73,7 +74,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"help"}, {"apply", "-h"}, {"help", "fmt"}} {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"apply", "-h"}, {"help", "fmt"}, {"help", "completion", "bash"}} {
 		code, stdout, stderr := runCLI(t, nil, "", args...)
 		if code != 0 || !strings.Contains(stdout, "Usage:") || stderr != "" {
 			t.Errorf("kpatch %v: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
@@ -96,5 +97,12 @@ func TestCompletion(t *testing.T) {
 	code, stdout, _ := runCLI(t, nil, "", "__complete", "apply", "-o", "")
 	if code != 0 || !strings.Contains(stdout, "yaml\njson\n") {
 		t.Errorf("completing -o: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, "", "apply", "-p", "p.kpatch", "-f", "app.yaml")
+	if code != 1 || stdout != "" || stderr != "kpatch apply: app.yaml: no such file or directory\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

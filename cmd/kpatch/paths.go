@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,7 +39,7 @@ func expandPaths(paths, exts []string, recursive bool) ([]string, error) {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, pathError(err)
 		}
 		if !info.IsDir() {
 			files = append(files, p)
@@ -102,5 +103,15 @@ func readPath(path string, stdin io.Reader) (string, []byte, error) {
 		return stdinLabel, data, err
 	}
 	data, err := os.ReadFile(path)
-	return path, data, err
+	return path, data, pathError(err)
+}
+
+// pathError drops the name of the system call from a file error:
+// "app.yaml: no such file or directory".
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
 }

@@ -34,6 +34,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsageError(err) })
 	root.AddCommand(newApplyCommand(s), newLintCommand(s), newFmtCommand(s), newVersionCommand(s))
+	root.SetHelpCommand(newHelpCommand())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	markUsageErrors(root)
@@ -93,5 +94,35 @@ func noArgs(hint string) cobra.PositionalArgs {
 			return nil
 		}
 		return usageErrorf("unexpected argument %q: %s takes no arguments%s", args[0], cmd.CommandPath(), hint)
+	}
+}
+
+// newHelpCommand is cobra's help command, except that an unknown topic is
+// a usage error rather than a message and exit code 0.
+func newHelpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command of kpatch.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("unknown help topic %q", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
 	}
 }
