@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,14 @@ func TestApplyOneObjectAsJSON(t *testing.T) {
 	var obj map[string]any
 	if code != 0 || json.Unmarshal([]byte(stdout), &obj) != nil || obj["kind"] != "ConfigMap" {
 		t.Errorf("exit %d, stderr %s; want the object itself, got:\n%s", code, stderr, stdout)
+	}
+}
+
+func TestApplyNoObjectAsJSON(t *testing.T) {
+	code, stdout, _ := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, "", "apply", "-p", "p.kpatch", "-f", "-", "-o", "json")
+	var list map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &list) != nil || list["kind"] != "List" || fmt.Sprint(list["items"]) != "[]" {
+		t.Errorf("exit %d; want an empty List, got:\n%s", code, stdout)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"strings"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
@@ -35,11 +36,16 @@ func (u *unmatchedTarget) Unwrap() error { return errUnmatched }
 // order of their lines, the sections and merge entries of the patches
 // whose target matches none of the objects.
 func unmatchedTargets(patches []*kpatch.Patch, objects []kpatch.ObjectRef, fatal bool) []*unmatchedTarget {
+	byKind := make(map[string][]kpatch.ObjectRef)
+	for _, o := range objects {
+		kind := strings.ToLower(o.Kind)
+		byKind[kind] = append(byKind[kind], o)
+	}
 	var found []*unmatchedTarget
 	for _, p := range patches {
 		var inFile []*unmatchedTarget
 		check := func(t *kpatch.Target, line, col int) {
-			if !matchesAny(t, objects) {
+			if !matchesAny(t, byKind[strings.ToLower(t.Kind)]) {
 				pos := kpatch.Position{File: p.Name(), Line: line, Column: col}
 				inFile = append(inFile, &unmatchedTarget{Pos: pos, Target: *t, Fatal: fatal})
 			}
@@ -59,6 +65,7 @@ func unmatchedTargets(patches []*kpatch.Patch, objects []kpatch.ObjectRef, fatal
 	return found
 }
 
+// matchesAny reports whether the target matches one of the objects.
 func matchesAny(t *kpatch.Target, objects []kpatch.ObjectRef) bool {
 	for i := range objects {
 		if t.Matches(&objects[i]) {
