@@ -246,7 +246,11 @@ func (b *schemaBuilder) applies(n *yaml.Node, p *Parameter, key string, to ...Ty
 	for i, t := range to {
 		names[i] = string(t)
 	}
-	b.fail(n, p.name, ErrDeclaration, "%s applies to %s parameters, not to %s", key, strings.Join(names, " and "), p.typ.article())
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+	}
+	b.fail(n, p.name, ErrDeclaration, "%s applies to %s parameters, not to %s", key, list, p.typ.article())
 	return false
 }
 
