@@ -194,20 +194,34 @@ func mergeMaps(a, b map[string]any) map[string]any {
 
 // variables copies the resolved values out, in declaration order.
 func (v *Values) variables() *kpatch.Variables {
+	var values, features int
+	for _, s := range v.slots {
+		if s.set {
+			values++
+		}
+	}
+	for _, p := range v.schema.params {
+		if p.typ == Boolean && v.slots[p.index].set {
+			features++
+		}
+	}
 	out := &kpatch.Variables{}
+	if values -= features; values > 0 {
+		out.Values = make(map[string]any, values)
+	}
+	if features > 0 {
+		out.Features = make(map[string]any, features)
+	}
 	for _, p := range v.schema.params {
 		s := v.slots[p.index]
 		if !s.set {
 			continue
 		}
-		m := &out.Values
+		m := out.Values
 		if p.typ == Boolean {
-			m = &out.Features
+			m = out.Features
 		}
-		if *m == nil {
-			*m = map[string]any{}
-		}
-		(*m)[p.name], _ = normalize(s.value)
+		m[p.name], _ = normalize(s.value)
 	}
 	return out
 }
