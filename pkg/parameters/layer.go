@@ -50,65 +50,75 @@ type Layer struct {
 // file's name in sources; each value's source is its key's position.
 // Scalars are read as Kubernetes reads YAML (yes and no are booleans).
 func ParseValues(name string, src []byte) (Layer, error) {
-	var errs errorList
+	f := &valuesFile{name: name}
 	root, yerr := parseYAML(name, src)
-	if yerr != nil || root == nil {
-		if yerr != nil {
-			errs.add(yerr)
-		}
-		return Layer{}, errs.Err()
-	}
-	at := func(n *yaml.Node) Source { return Source{Name: name, Line: n.Line, Column: n.Column} }
-	root = deref(root)
-	if root.Kind != yaml.MappingNode {
-		errs.addf(at(root), "", ErrSyntax, "a values file is a map with the maps values and features")
-		return Layer{}, errs.Err()
-	}
-	var (
-		layer  Layer
-		reader valueReader
-		scopes = map[string]bool{}
-	)
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], deref(root.Content[i+1])
-		scope := k.Value
-		switch {
-		case scope != "values" && scope != "features":
-			errs.addf(at(k), "", ErrSyntax, "unknown key %s; expected the maps values and features", quoteText(scope))
-			continue
-		case scopes[scope]:
-			errs.addf(at(k), "", ErrDuplicate, "key %s is given twice", scope)
-			continue
-		case v.ShortTag() == "!!null":
-			continue
-		case v.Kind != yaml.MappingNode:
-			errs.addf(at(v), "", ErrSyntax, "%s is a map of names to values", scope)
-			continue
-		}
-		scopes[scope] = true
+	switch {
+	case yerr != nil:
+		f.errs.add(yerr)
+	case root == nil:
+	case deref(root).Kind != yaml.MappingNode:
+		f.errs.addf(f.at(root), "", ErrSyntax, "a values file is a map with the maps values and features")
+	default:
+		root = deref(root)
 		seen := map[string]bool{}
-		for j := 0; j+1 < len(v.Content); j += 2 {
-			key, kerr := mapKey(v.Content[j])
-			if kerr == nil && seen[key] {
-				kerr = &nodeError{v.Content[j], problemf(ErrDuplicate, "given twice")}
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k := root.Content[i]
+			switch scope := k.Value; {
+			case scope != "values" && scope != "features":
+				f.errs.addf(f.at(k), "", ErrSyntax, "unknown key %s; expected the maps values and features", quoteText(scope))
+			case seen[scope]:
+				f.errs.addf(f.at(k), "", ErrDuplicate, "key %s is given twice", scope)
+			default:
+				seen[scope] = true
+				f.scope(scope, deref(root.Content[i+1]))
 			}
-			val, verr := any(nil), kerr
-			if verr == nil {
-				val, verr = reader.value(v.Content[j+1])
-			}
-			if verr != nil {
-				errs.add(verr.at(at(verr.node), key))
-				continue
-			}
-			seen[key] = true
-			layer.Assignments = append(layer.Assignments, Assignment{Scope: scope, Path: []string{key}, Value: val, Source: at(v.Content[j])})
 		}
 	}
-	if len(errs.ErrorList) > 0 {
-		sortBySource(errs.ErrorList)
-		return Layer{}, errs.Err()
+	if len(f.errs.ErrorList) > 0 {
+		sortBySource(f.errs.ErrorList)
+		return Layer{}, f.errs.Err()
 	}
-	return layer, nil
+	return f.layer, nil
+}
+
+// valuesFile collects the assignments and errors of a values file.
+type valuesFile struct {
+	name   string
+	layer  Layer
+	errs   errorList
+	reader valueReader
+}
+
+func (f *valuesFile) at(n *yaml.Node) Source {
+	return Source{Name: f.name, Line: n.Line, Column: n.Column}
+}
+
+// scope reads the map under values: or features:, one assignment a key.
+func (f *valuesFile) scope(scope string, m *yaml.Node) {
+	if m.ShortTag() == "!!null" {
+		return
+	}
+	if m.Kind != yaml.MappingNode {
+		f.errs.addf(f.at(m), "", ErrSyntax, "%s is a map of names to values", scope)
+		return
+	}
+	seen := map[string]bool{}
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		key, err := mapKey(m.Content[j])
+		if err == nil && seen[key] {
+			err = &nodeError{m.Content[j], problemf(ErrDuplicate, "given twice")}
+		}
+		var val any
+		if err == nil {
+			val, err = f.reader.value(m.Content[j+1])
+		}
+		if err != nil {
+			f.errs.add(err.at(f.at(err.node), key))
+			continue
+		}
+		seen[key] = true
+		f.layer.Assignments = append(f.layer.Assignments, Assignment{Scope: scope, Path: []string{key}, Value: val, Source: f.at(m.Content[j])})
+	}
 }
 
 // ParseSet reads a --set flag, "values.NAME=V" or "features.NAME=V", with
@@ -120,7 +130,10 @@ func ParseSet(assignment string) (Assignment, error) {
 		return Assignment{}, &Error{Source: Source{Name: "--set"}, Err: ErrSyntax, Msg: err.Error()}
 	}
 	name, _, _ := strings.Cut(assignment, "=")
-	ref, _ := parseReference(name)
+	ref, p := parseReference(name) // kpatch accepted it: the same rules
+	if p != nil {
+		return Assignment{}, &Error{Source: Source{Name: "--set"}, Err: ErrSyntax, Msg: quoteText(assignment) + ": " + p.msg}
+	}
 	m := scratch.Values
 	if ref.Scope == "features" {
 		m = scratch.Features

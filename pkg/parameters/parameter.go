@@ -87,6 +87,9 @@ func (p *Parameter) Minimum() (any, bool) { return p.min, p.min != nil }
 // for numbers) and whether there is one.
 func (p *Parameter) Maximum() (any, bool) { return p.max, p.max != nil }
 
+// String formats the parameter as "name (type)".
+func (p *Parameter) String() string { return p.name + " (" + string(p.typ) + ")" }
+
 // check tests a value of the parameter's type against its enum, pattern
 // and bounds.
 func (p *Parameter) check(v any) *problem {

@@ -1,8 +1,8 @@
 package parameters
 
 import (
-	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -104,22 +104,13 @@ func (b *schemaBuilder) fields(n *yaml.Node, param string, known []string, f fun
 			b.errs.add(kerr.at(b.at(kerr.node), param))
 		case seen[key]:
 			b.fail(k, param, ErrDuplicate, "key %s is given twice", key)
-		case !contains(known, key):
+		case !slices.Contains(known, key):
 			b.fail(k, param, ErrSyntax, "unknown key %s; expected %s", quoteText(key), strings.Join(known, ", "))
 		default:
 			seen[key] = true
 			f(key, deref(v))
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // deref follows an alias to the node it names.
@@ -239,7 +230,7 @@ func (b *schemaBuilder) value(n *yaml.Node, p *Parameter) (any, bool) {
 
 // applies reports a key that does not apply to the parameter's type.
 func (b *schemaBuilder) applies(n *yaml.Node, p *Parameter, key string, to ...Type) bool {
-	if n == nil || slicesContains(to, p.typ) {
+	if n == nil || slices.Contains(to, p.typ) {
 		return true
 	}
 	names := make([]string, len(to))
@@ -251,15 +242,6 @@ func (b *schemaBuilder) applies(n *yaml.Node, p *Parameter, key string, to ...Ty
 		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
 	}
 	b.fail(n, p.name, ErrDeclaration, "%s applies to %s parameters, not to %s", key, list, p.typ.article())
-	return false
-}
-
-func slicesContains(list []Type, t Type) bool {
-	for _, e := range list {
-		if e == t {
-			return true
-		}
-	}
 	return false
 }
 
@@ -385,6 +367,3 @@ func (b *schemaBuilder) declareDefault(p *Parameter, n *yaml.Node) {
 	}
 	p.defValue = t
 }
-
-// String formats a parameter for messages.
-func (p *Parameter) String() string { return fmt.Sprintf("%s (%s)", p.name, p.typ) }

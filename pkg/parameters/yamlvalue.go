@@ -44,7 +44,9 @@ func (r *valueReader) value(n *yaml.Node) (any, *nodeError) {
 		}
 		return r.value(n.Content[0])
 	case yaml.AliasNode:
-		return r.value(n.Alias)
+		if n.Alias != nil {
+			return r.value(n.Alias)
+		}
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, c := range n.Content {
