@@ -1,0 +1,117 @@
+package parameters
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// reference is a ${scope.name.key...} variable: Path[0] names the
+// parameter, further keys reach into an object parameter.
+type reference struct {
+	Scope string
+	Path  []string
+}
+
+// String formats the reference as scope.name.key.
+func (r *reference) String() string { return r.Scope + "." + strings.Join(r.Path, ".") }
+
+// part is literal text or one variable of a template.
+type part struct {
+	text string
+	ref  *reference
+}
+
+// segmentRE is a segment of a variable's name, as in patch files.
+var segmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// parseReference reads "values.a.b" or "features.a".
+func parseReference(body string) (*reference, *problem) {
+	scope, name, ok := strings.Cut(body, ".")
+	if !ok || scope != "values" && scope != "features" {
+		return nil, problemf(ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
+	}
+	path := strings.Split(name, ".")
+	for _, p := range path {
+		if !segmentRE.MatchString(p) {
+			return nil, problemf(ErrSyntax, "invalid variable name %s in ${%s}", quoteText(name), body)
+		}
+	}
+	return &reference{Scope: scope, Path: path}, nil
+}
+
+// parseTemplate splits text into literal parts and variables, with the
+// rules of patch files: $${ is a literal ${. It returns nil parts when the
+// text holds no variable, and the text with its escapes resolved.
+func parseTemplate(text string) ([]part, string, *problem) {
+	var (
+		parts  []part
+		lit    strings.Builder
+		hasVar bool
+	)
+	for i := 0; i < len(text); {
+		switch {
+		case strings.HasPrefix(text[i:], "$${"):
+			lit.WriteString("${")
+			i += 3
+		case strings.HasPrefix(text[i:], "${"):
+			end := strings.IndexByte(text[i:], '}')
+			if end < 0 {
+				return nil, "", problemf(ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
+			}
+			ref, p := parseReference(text[i+2 : i+end])
+			if p != nil {
+				return nil, "", p
+			}
+			if lit.Len() > 0 {
+				parts = append(parts, part{text: lit.String()})
+				lit.Reset()
+			}
+			parts = append(parts, part{ref: ref})
+			hasVar = true
+			i += end + 1
+		default:
+			lit.WriteByte(text[i])
+			i++
+		}
+	}
+	if !hasVar {
+		return nil, lit.String(), nil
+	}
+	if lit.Len() > 0 {
+		parts = append(parts, part{text: lit.String()})
+	}
+	return parts, "", nil
+}
+
+// formatScalar formats a scalar as text, the way patch files splice a
+// variable into text. Maps and lists are never spliced: callers check.
+func formatScalar(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return formatFloat(x)
+	}
+	return ""
+}
+
+// formatFloat writes a float as patch files do: plain notation, and
+// exponent notation for very large and very small numbers.
+func formatFloat(f float64) string {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	s := strconv.FormatFloat(f, format, -1, 64)
+	if n := len(s); format == 'e' && n >= 4 && s[n-4] == 'e' && s[n-3] == '-' && s[n-2] == '0' {
+		s = s[:n-2] + s[n-1:] // e-07 is written e-7
+	}
+	return s
+}
