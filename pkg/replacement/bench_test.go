@@ -25,7 +25,7 @@ func benchInput(b *testing.B) (deploy map[string]any, sources []map[string]any, 
 	if err := utiljson.Unmarshal(raw, &deploy); err != nil {
 		b.Fatal(err)
 	}
-	src, err = os.ReadFile("testdata/bench/replacements.yaml")
+	src, err = os.ReadFile("testdata/bench/bench.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
