@@ -3,7 +3,6 @@ package replacement
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -107,5 +106,5 @@ func TestDifferential(t *testing.T) {
 
 func dump(t *testing.T, objs []map[string]any) string {
 	t.Helper()
-	return fmt.Sprintf("%s", writeObjects(t, objs))
+	return string(writeObjects(t, objs))
 }
