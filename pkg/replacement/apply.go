@@ -1,0 +1,160 @@
+package replacement
+
+import (
+	"slices"
+	"strconv"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// Apply runs the replacements, in file order, over a stream of objects,
+// as kustomize build does: the sources are the objects themselves (as
+// earlier replacements left them), the targets every object a target's
+// select matches and no reject does. It returns every object, in input
+// order; the objects no replacement changed are the input maps
+// themselves. Inputs are never modified.
+//
+// The first failure stops the run, as in kustomize: Apply then returns
+// the input objects unchanged and an *Error (a source that selects nothing
+// or several objects, a missing source field, a target field that cannot
+// be found or set).
+func (r *Replacements) Apply(objects []map[string]any) ([]map[string]any, error) {
+	out := slices.Clone(objects)
+	e := newEditor()
+	cands := make([]candidate, len(out))
+	for _, rp := range r.items {
+		for i, obj := range out {
+			cands[i] = candidate{obj: obj, id: idOf(obj, "")}
+		}
+		val, err := rp.value(cands)
+		if err != nil {
+			return objects, err
+		}
+		for _, t := range rp.targets {
+			for i, obj := range out {
+				id := idOf(obj, "")
+				if !t.sel.selects(obj, id) {
+					continue
+				}
+				if out[i], err = t.write(e, obj, id, val); err != nil {
+					return objects, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// ObjectOptions adjust ApplyObject.
+type ObjectOptions struct {
+	// Namespace is the object's namespace when it has no
+	// metadata.namespace, as on an admission request.
+	Namespace string
+}
+
+// ApplyObject runs the replacements on one object, as at admission: obj
+// is the only target (selects and rejects are matched against it) and
+// the first candidate source, as earlier replacements left it; sources are
+// the other candidates, such as the object's Namespace and labelled
+// ConfigMaps. A candidate with obj's own id (an older copy of it) is
+// ignored. Neither obj nor the sources are modified.
+//
+// A replacement whose source cannot be resolved (errors.Is(err,
+// ErrSource)) is skipped and the others apply. Any other failure leaves the
+// object as it was: ApplyObject then returns obj itself. The errors are
+// *Error values in a kpatch.ErrorList.
+func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any, opts ObjectOptions) (map[string]any, error) {
+	e := newEditor()
+	cur := obj
+	var errs kpatch.ErrorList
+	var cands []candidate
+	for _, rp := range r.items {
+		id := idOf(cur, opts.Namespace)
+		if !rp.targetsObject(cur, id) {
+			continue
+		}
+		cands = appendCandidates(cands[:0], cur, id, sources)
+		val, err := rp.value(cands)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, t := range rp.targets {
+			id := idOf(cur, opts.Namespace)
+			if !t.sel.selects(cur, id) {
+				continue
+			}
+			if cur, err = t.write(e, cur, id, val); err != nil {
+				return obj, append(errs, err)
+			}
+		}
+	}
+	return cur, errs.Err()
+}
+
+// appendCandidates lists the object first, then the sources that are not
+// the object itself.
+func appendCandidates(cands []candidate, obj map[string]any, id ResID, sources []map[string]any) []candidate {
+	cands = append(cands, candidate{obj: obj, id: id})
+	for _, s := range sources {
+		sid := idOf(s, "")
+		if sid == id {
+			continue
+		}
+		cands = append(cands, candidate{obj: s, id: sid})
+	}
+	return cands
+}
+
+// targetsObject reports whether any target of the replacement selects
+// the object.
+func (rp *replacement) targetsObject(obj map[string]any, id ResID) bool {
+	for _, t := range rp.targets {
+		if t.sel.selects(obj, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// value is the replacement's value: its literal, or its source's.
+func (rp *replacement) value(cands []candidate) (value, *Error) {
+	if rp.source == nil {
+		return value{text: rp.literal, tag: tagNone}, nil
+	}
+	return rp.source.resolve(cands)
+}
+
+// write sets the value at every fieldPath of the target in one object.
+func (t *target) write(e *editor, obj map[string]any, id ResID, val value) (map[string]any, *Error) {
+	w := &walker{e: e, create: t.opts.create, set: func(old any, exists bool) (any, *failure) {
+		return val.writeTo(old, exists, t.opts)
+	}}
+	for _, p := range t.paths {
+		nv, n, f := w.update(obj, p.steps)
+		if f == nil && n == 0 {
+			f = fail(ErrTargetField, "%s", p.notFound(t.opts.create))
+		} else if f != nil && f.err == ErrTargetField {
+			f.msg = p.notFound(t.opts.create) + ": " + f.msg
+		} else if f != nil {
+			f.msg = "unable to set field " + strconv.Quote(p.String()) + " in replacement target: " + f.msg
+		}
+		if f != nil {
+			pos := p.pos
+			if f.err == ErrValue && t.opts.delimiter != "" {
+				pos = t.opts.pos
+			}
+			return obj, f.at(pos, id.Object())
+		}
+		obj = nv.(map[string]any)
+	}
+	return obj, nil
+}
+
+// notFound is kustomize's message for a target path that leads nowhere.
+func (p targetPath) notFound(create bool) string {
+	if create {
+		return "unable to find or create field " + strconv.Quote(p.String()) + " in replacement target"
+	}
+	return "unable to find field " + strconv.Quote(p.String()) + " in replacement target"
+}
