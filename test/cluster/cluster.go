@@ -221,7 +221,10 @@ type Webhook struct {
 	Port       int
 	MetricsURL string
 	ReadyURL   string
-	done       chan error
+	// ProfilingURL is where /debug/pprof/ is served when the webhook runs
+	// with --profiling.
+	ProfilingURL string
+	done         chan error
 }
 
 // BuildWebhook builds cmd/webhook into the cluster's directory and
@@ -251,12 +254,17 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 	if err != nil {
 		return nil, err
 	}
+	profilingPort, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
 	args := append([]string{
 		"--kubeconfig", c.Kubeconfig,
 		"--cert-dir", c.CertDir,
 		"--port", strconv.Itoa(port),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
+		"--profiling-bind-address", "127.0.0.1:" + strconv.Itoa(profilingPort),
 		"--registry-namespace", RegistryNamespace,
 	}, extra...)
 	cmd := exec.Command(bin, args...)
@@ -265,11 +273,12 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		return nil, err
 	}
 	w := &Webhook{
-		Cmd:        cmd,
-		Port:       port,
-		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
-		ReadyURL:   fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
-		done:       make(chan error, 1),
+		Cmd:          cmd,
+		Port:         port,
+		MetricsURL:   fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		ReadyURL:     fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
+		ProfilingURL: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", profilingPort),
+		done:         make(chan error, 1),
 	}
 	go func() { w.done <- cmd.Wait() }()
 	deadline := time.Now().Add(time.Minute)
