@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -42,24 +43,33 @@ var _ admission.Handler = (*Handler)(nil)
 
 // Handle patches one object. It logs through the logger of ctx
 // (logf.FromContext), which LogConstructor gives the request's kind,
-// namespace and name.
-func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	resp, result := h.handle(ctx, &req)
-	if h.Metrics != nil {
-		h.Metrics.Requests.WithLabelValues(result).Inc()
-	}
+// namespace and name, and stops when ctx ends. Internal errors, panics
+// included, are answered by OnError.
+func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+	log := logf.FromContext(ctx)
+	result := ResultUnchanged
+	defer func() {
+		if r := recover(); r != nil {
+			h.Metrics.panic(PanicScopeRequest)
+			log.Error(fmt.Errorf("panic: %v", r), "recovered a panic", "stack", string(debug.Stack()))
+			resp, result = h.answerInternal(log, panicked(r))
+		}
+		h.Metrics.request(result)
+	}()
+	resp, result = h.handle(ctx, log, &req)
 	return resp
 }
 
-func (h *Handler) handle(ctx context.Context, req *admission.Request) (admission.Response, string) {
-	log := logf.FromContext(ctx)
+func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Request) (admission.Response, string) {
 	if !h.patches(req) {
 		return admission.Allowed(""), ResultUnchanged
 	}
+	if err := ctx.Err(); err != nil {
+		return h.answerInternal(log, canceled(err))
+	}
 	reg := h.Registry()
 	if reg == nil {
-		log.Error(errNotSynced, "not patched")
-		return admission.Errored(http.StatusServiceUnavailable, errNotSynced), ResultError
+		return h.answerInternal(log, notSynced())
 	}
 	patches := reg.Patches(req.Kind.Kind)
 	if len(patches) == 0 {
@@ -67,45 +77,68 @@ func (h *Handler) handle(ctx context.Context, req *admission.Request) (admission
 	}
 	var obj map[string]any
 	if err := utiljson.Unmarshal(req.Object.Raw, &obj); err != nil || obj == nil {
-		log.Error(err, "not patched: the object does not decode")
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the object: %v", err)), ResultError
+		if err == nil {
+			err = errNotAnObject
+		}
+		return h.answerInternal(log, decodeFailed(err))
 	}
 	start := time.Now()
-	out, err := kpatch.Apply(obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
-	if h.Metrics != nil {
-		h.Metrics.ApplyDuration.Observe(time.Since(start).Seconds())
+	run, patch, ierr := apply(ctx, obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
+	h.Metrics.applied(time.Since(start))
+	if ierr != nil {
+		return h.answerInternal(log, ierr)
 	}
+	h.Metrics.fileRuns(run.files)
+	return h.answer(log, run, patch)
+}
+
+// apply applies the files and encodes the JSONPatch. When the JSONPatch
+// does not encode, it applies the files again and drops each file whose
+// own changes do not encode, so that one file's bad value does not cost
+// the others theirs.
+func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
+	run, err := applyFiles(ctx, obj, patches, opts, false)
+	if err != nil {
+		return nil, nil, canceled(err)
+	}
+	patch, err := jsonPatch(run.in, run.out)
+	if err == nil {
+		return run, patch, nil
+	}
+	if run, err = applyFiles(ctx, obj, patches, opts, true); err != nil {
+		return nil, nil, canceled(err)
+	}
+	if patch, err = jsonPatch(run.in, run.out); err != nil {
+		return nil, nil, encodeFailed(err)
+	}
+	return run, patch, nil
+}
+
+// answer admits the object with its JSONPatch and a warning per failing
+// file, or, in strict mode, denies it if a file failed.
+func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admission.Response, string) {
 	var messages []string
-	if err != nil {
-		messages = failureMessages(err)
-		if h.Strict {
-			log.Info("denied: a patch file fails on the object", "errors", messages)
-			return admission.Denied(prefix + strings.Join(messages, "; ")), ResultError
+	for _, f := range run.failed() {
+		var pe *PanicError
+		if errors.As(f.err, &pe) {
+			h.Metrics.panic(PanicScopeFile)
+			log.Error(pe, "recovered a panic of a patch file", "file", f.file, "stack", string(pe.Stack))
 		}
+		messages = append(messages, failureMessages(f.err)...)
+	}
+	if len(messages) > 0 && h.Strict {
+		log.Info("denied: a patch file fails on the object", "errors", messages)
+		return admission.Denied(prefix + strings.Join(messages, "; ")), ResultError
+	}
+	resp, result := admission.Allowed(""), ResultUnchanged
+	if patch != nil {
+		patchType := admissionv1.PatchTypeJSONPatch
+		resp.Patch, resp.PatchType = patch, &patchType
+		result = ResultMutated
+	}
+	if len(messages) > 0 {
 		log.Info("admitted without the patch files that fail on it", "errors", messages)
-	}
-	resp := admission.Allowed("")
-	result := ResultUnchanged
-	if !sameContainer(out, obj) {
-		ops, perr := createPatch(obj, out)
-		if perr != nil {
-			log.Error(perr, "not patched: computing the JSONPatch")
-			return admission.Errored(http.StatusInternalServerError, perr), ResultError
-		}
-		if len(ops) > 0 {
-			patch, perr := encodePatch(ops)
-			if perr != nil {
-				log.Error(perr, "not patched: encoding the JSONPatch")
-				return admission.Errored(http.StatusInternalServerError, perr), ResultError
-			}
-			patchType := admissionv1.PatchTypeJSONPatch
-			resp.Patch, resp.PatchType = patch, &patchType
-			result = ResultMutated
-		}
-	}
-	if err != nil {
-		result = ResultError
-		resp = resp.WithWarnings(warnings(messages)...)
+		resp, result = resp.WithWarnings(warnings(messages)...), ResultError
 	}
 	return resp, result
 }
@@ -134,7 +167,10 @@ func (h *Handler) patches(req *admission.Request) bool {
 // prefix starts every warning and denial message, once.
 const prefix = "kpatch: "
 
-var errNotSynced = errors.New("the registry has not synced yet")
+var (
+	errNotSynced   = errors.New("the registry has not synced yet")
+	errNotAnObject = errors.New("the object is not a JSON object")
+)
 
 // failureMessages describes apply errors, one message per error: file,
 // line and reason, without the prefix.

@@ -59,7 +59,7 @@ func TestHandlerLogsThroughTheRequestLogger(t *testing.T) {
 	for _, want := range []string{
 		`"msg"="admitted without the patch files that fail on it"`,
 		`"msg"="denied: a patch file fails on the object"`,
-		`"msg"="not patched: the object does not decode"`,
+		`"msg"="admitted unpatched: internal error" "error"="decoding the object: `,
 		`reg/a.kpatch:2: not applied`,
 	} {
 		if !strings.Contains(got, want) {

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +15,15 @@ const (
 	ResultError     = "error"
 )
 
-// Metrics are the webhook's Prometheus metrics.
+// Scopes of recovered panics, the values of the scope label of
+// kpatch_panics_total.
+const (
+	PanicScopeFile    = "file"    // a patch file's apply: that file fails
+	PanicScopeRequest = "request" // outside any file: an internal error
+)
+
+// Metrics are the webhook's Prometheus metrics. Its methods do nothing on
+// a nil *Metrics.
 type Metrics struct {
 	// ApplyDuration is how long applying the registry to one object took.
 	ApplyDuration prometheus.Histogram
@@ -32,6 +41,19 @@ type Metrics struct {
 	// Conflicts is the number of fields two registry files set to
 	// different values.
 	Conflicts prometheus.Gauge
+	// FileApplications counts, per registry file, the objects it patched,
+	// found unchanged or failed on (result: FilePatched, FileUnchanged,
+	// FileFailed). Its series are those of the registry's files: SetFiles
+	// creates them at zero and deletes those of removed files.
+	FileApplications *prometheus.CounterVec
+	// InternalErrors counts internal errors by reason (ReasonDecode, ...).
+	InternalErrors *prometheus.CounterVec
+	// Panics counts recovered panics by scope (PanicScopeFile,
+	// PanicScopeRequest).
+	Panics *prometheus.CounterVec
+
+	filesMu sync.Mutex
+	files   map[string]bool // the file label values in use
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -71,10 +93,89 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "kpatch_registry_conflicts",
 			Help: "Fields that two registry files set to different values (the later file wins).",
 		}),
+		FileApplications: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kpatch_file_applications_total",
+			Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
+		}, []string{"file", "result"}),
+		InternalErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kpatch_internal_errors_total",
+			Help: "Internal errors, answered by --on-error, by reason: not-synced, decode, encode, canceled, panic.",
+		}, []string{"reason"}),
+		Panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kpatch_panics_total",
+			Help: "Recovered panics by scope: file (that file is not applied) or request (an internal error).",
+		}, []string{"scope"}),
 	}
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
-	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts)
+	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic} {
+		m.InternalErrors.WithLabelValues(r)
+	}
+	for _, s := range []string{PanicScopeFile, PanicScopeRequest} {
+		m.Panics.WithLabelValues(s)
+	}
+	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
+		m.FileApplications, m.InternalErrors, m.Panics)
 	return m
+}
+
+// SetFiles keeps the series of FileApplications to the registry's files:
+// every result of every file exists from the first sync on (a file that
+// never patches anything shows as a flat zero), and the series of a file
+// that left the registry are deleted, so the label's values are bounded by
+// the registry.
+func (m *Metrics) SetFiles(files []string) {
+	if m == nil {
+		return
+	}
+	m.filesMu.Lock()
+	defer m.filesMu.Unlock()
+	next := make(map[string]bool, len(files))
+	for _, f := range files {
+		next[f] = true
+		if !m.files[f] {
+			for _, r := range []string{FilePatched, FileUnchanged, FileFailed} {
+				m.FileApplications.WithLabelValues(f, r)
+			}
+		}
+	}
+	for f := range m.files {
+		if !next[f] {
+			m.FileApplications.DeletePartialMatch(prometheus.Labels{"file": f})
+		}
+	}
+	m.files = next
+}
+
+func (m *Metrics) request(result string) {
+	if m != nil {
+		m.Requests.WithLabelValues(result).Inc()
+	}
+}
+
+func (m *Metrics) applied(d time.Duration) {
+	if m != nil {
+		m.ApplyDuration.Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) fileRuns(runs []fileRun) {
+	if m != nil {
+		for _, f := range runs {
+			m.FileApplications.WithLabelValues(f.file, f.result).Inc()
+		}
+	}
+}
+
+func (m *Metrics) internalError(reason string) {
+	if m != nil {
+		m.InternalErrors.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) panic(scope string) {
+	if m != nil {
+		m.Panics.WithLabelValues(scope).Inc()
+	}
 }

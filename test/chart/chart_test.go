@@ -224,6 +224,56 @@ func TestWebhookConfiguration(t *testing.T) {
 		if w.ClientConfig.Service == nil || *w.ClientConfig.Service.Path != "/mutate" {
 			t.Errorf("%s: client config %+v", m.name, w.ClientConfig)
 		}
+		// internal errors are answered as the failure policy answers a failed call
+		wantOnError := "--on-error=allow"
+		if wantPolicy == admissionregistrationv1.Fail {
+			wantOnError = "--on-error=deny"
+		}
+		if args := containerArgs(t, objs); !slices.Contains(args, wantOnError) {
+			t.Errorf("%s: no %s in %v", m.name, wantOnError, args)
+		}
+	}
+}
+
+// containerArgs returns the webhook container's arguments.
+func containerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	return typed[appsv1.Deployment](t, objs, "Deployment").Spec.Template.Spec.Containers[0].Args
+}
+
+// alerts returns the rendered PrometheusRule's alerts: name to expression.
+func alerts(t *testing.T, objs []*unstructured.Unstructured) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, u := range objs {
+		if u.GetKind() != "PrometheusRule" {
+			continue
+		}
+		groups, _, _ := unstructured.NestedSlice(u.Object, "spec", "groups")
+		for _, g := range groups {
+			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+			for _, r := range rules {
+				rule := r.(map[string]any)
+				name, _ := rule["alert"].(string)
+				expr, _ := rule["expr"].(string)
+				out[name] = expr
+			}
+		}
+	}
+	return out
+}
+
+func TestPrometheusRuleAlerts(t *testing.T) {
+	got := alerts(t, render(t, map[string]any{"metrics": map[string]any{"prometheusRule": map[string]any{"enabled": true}}}))
+	for name, want := range map[string]string{
+		"KpatchApplyLatencyHigh":      "kpatch_apply_duration_seconds_bucket",
+		"KpatchRegistryCompileErrors": "kpatch_registry_failing_files",
+		"KpatchFileFailing":           `sum by (file) (increase(kpatch_file_applications_total{namespace="kpatch-system",result="failed"}[15m])) > 0`,
+		"KpatchInternalErrors":        "kpatch_internal_errors_total",
+	} {
+		if !strings.Contains(got[name], want) {
+			t.Errorf("alert %s: %q, want %q", name, got[name], want)
+		}
 	}
 }
 
