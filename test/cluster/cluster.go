@@ -20,7 +20,10 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -275,7 +278,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 	w := &Webhook{
 		Cmd:          cmd,
 		Port:         port,
-		MetricsURL:   fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		MetricsURL:   fmt.Sprintf("https://127.0.0.1:%d/metrics", metricsPort),
 		ReadyURL:     fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
 		ProfilingURL: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", profilingPort),
 		done:         make(chan error, 1),
@@ -313,6 +316,64 @@ func (w *Webhook) Stop() {
 		_ = w.Cmd.Process.Kill()
 		<-w.done
 	}
+}
+
+// MetricsReader is the ServiceAccount of the registry namespace that
+// MetricsToken authenticates as; the ClusterRole of the same name grants
+// it get on the /metrics URL, as the chart's metrics-reader role does.
+const MetricsReader = "kpatch-metrics-reader"
+
+// MetricsToken returns a token of the MetricsReader ServiceAccount, which
+// the webhook's metrics endpoint accepts: it authenticates and authorizes
+// every scrape with the API server.
+func (c *Cluster) MetricsToken(ctx context.Context) (string, error) {
+	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: MetricsReader, Namespace: RegistryNamespace}},
+		&rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: MetricsReader},
+			Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: MetricsReader},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MetricsReader},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: MetricsReader, Namespace: RegistryNamespace}},
+		},
+	}
+	for _, o := range objs {
+		if err := c.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return "", err
+		}
+	}
+	return c.Token(ctx, RegistryNamespace, MetricsReader)
+}
+
+// Token returns a token of a ServiceAccount (a TokenRequest).
+func (c *Cluster) Token(ctx context.Context, namespace, serviceAccount string) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: serviceAccount, Namespace: namespace}}
+	req := &authenticationv1.TokenRequest{}
+	if err := c.Client.SubResource("token").Create(ctx, sa, req); err != nil {
+		return "", fmt.Errorf("a token of %s/%s: %w", namespace, serviceAccount, err)
+	}
+	return req.Status.Token, nil
+}
+
+// Scrape reads the webhook's metrics with a bearer token over HTTPS; it
+// returns the status code and the body.
+func (c *Cluster) Scrape(ctx context.Context, w *Webhook, token string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.MetricsURL, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.HTTPClient().Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // HTTPClient returns a client that trusts the webhook's serving

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -111,8 +112,15 @@ func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.Options {
 	return ctrl.Options{
 		Scheme: clientgoscheme.Scheme,
+		// Metrics over HTTPS with the webhook's certificate; every scrape
+		// is authenticated (TokenReview) and authorized (a
+		// SubjectAccessReview of get on the /metrics URL) by the API server.
 		Metrics: metricsserver.Options{
-			BindAddress: o.MetricsBindAddress,
+			BindAddress:    o.MetricsBindAddress,
+			SecureServing:  true,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+			CertDir:        o.CertDir,
+			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
 		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),

@@ -6,12 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 )
 
 func TestTLSOptionsTurnHTTP2Off(t *testing.T) {
@@ -39,8 +41,12 @@ func TestManagerOptions(t *testing.T) {
 	}
 	tlsOpts := o.tlsOptions(nil)
 	mo := o.managerOptions(s, tlsOpts)
-	if mo.Metrics.BindAddress != ":9090" {
-		t.Errorf("metrics server %+v", mo.Metrics)
+	m := mo.Metrics
+	if !m.SecureServing || m.BindAddress != ":9090" || m.CertDir != "/tls" || len(m.TLSOpts) != len(tlsOpts) {
+		t.Errorf("metrics server %+v", m)
+	}
+	if m.FilterProvider == nil || reflect.ValueOf(m.FilterProvider).Pointer() != reflect.ValueOf(filters.WithAuthenticationAndAuthorization).Pointer() {
+		t.Error("metrics are not behind controller-runtime's authentication and authorization filter")
 	}
 	if mo.HealthProbeBindAddress != ":8081" || mo.WebhookServer == nil {
 		t.Errorf("manager options %+v", mo)
