@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,7 +129,7 @@ func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admissi
 	}
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
-		return admission.Denied(prefix + strings.Join(messages, "; ")), ResultError
+		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError
 	}
 	resp, result := admission.Allowed(""), ResultUnchanged
 	if patch != nil {
@@ -191,16 +192,20 @@ func failureMessages(err error) []string {
 	return out
 }
 
-// warnings turns messages into admission warnings, each with the prefix,
-// at most maxWarnings of them.
+// bounded keeps the first maxWarnings messages and says how many more
+// there are: warnings and denials reach the client.
+func bounded(messages []string) []string {
+	if len(messages) <= maxWarnings {
+		return messages
+	}
+	return append(slices.Clip(messages[:maxWarnings]), fmt.Sprintf("and %d more errors", len(messages)-maxWarnings))
+}
+
+// warnings turns messages into admission warnings, each with the prefix.
 func warnings(messages []string) []string {
-	out := make([]string, 0, min(len(messages), maxWarnings+1))
-	for i, m := range messages {
-		if i == maxWarnings {
-			out = append(out, fmt.Sprintf("%sand %d more errors", prefix, len(messages)-maxWarnings))
-			break
-		}
-		out = append(out, prefix+m)
+	out := bounded(messages)
+	for i, m := range out {
+		out[i] = prefix + m
 	}
 	return out
 }

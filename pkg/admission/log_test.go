@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,24 @@ func TestStrictDenialHasOnePrefix(t *testing.T) {
 	msg := resp.Result.Message
 	if resp.Allowed || !strings.HasPrefix(msg, "kpatch: reg/a.kpatch:2: not applied: ") || strings.Count(msg, "kpatch: ") != 1 ||
 		!strings.Contains(msg, "; reg/b.kpatch:2: not applied: ") {
+		t.Errorf("denial %q", msg)
+	}
+}
+
+func TestWarningsAndDenialsAreBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("[deployment.web]\n")
+	for i := range 12 {
+		fmt.Fprintf(&src, "containers[name=missing%d].image: x\n", i)
+	}
+	h := newHandler(t, map[string]string{"a.kpatch": src.String()})
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if len(resp.Warnings) != maxWarnings+1 || resp.Warnings[maxWarnings] != "kpatch: and 2 more errors" {
+		t.Errorf("warnings %q", resp.Warnings)
+	}
+	h.Strict = true
+	resp = h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if msg := resp.Result.Message; strings.Count(msg, "; ") != maxWarnings || !strings.HasSuffix(msg, "; and 2 more errors") || strings.Count(msg, "kpatch: ") != 1 {
 		t.Errorf("denial %q", msg)
 	}
 }

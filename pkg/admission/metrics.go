@@ -58,54 +58,43 @@ type Metrics struct {
 
 // NewMetrics creates the metrics and registers them with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		ApplyDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "kpatch_apply_duration_seconds",
-			Help: "Time to apply the matching patch files to one admitted object.",
-			// 10µs to 10s, classic buckets for every Prometheus; native
-			// histogram settings for those that scrape them.
-			Buckets:                         prometheus.ExponentialBucketsRange(10e-6, 10, 16),
-			NativeHistogramBucketFactor:     1.1,
-			NativeHistogramMaxBucketNumber:  160,
-			NativeHistogramMinResetDuration: time.Hour,
-		}),
-		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kpatch_admission_requests_total",
-			Help: "Admission requests by result: mutated, unchanged or error.",
-		}, []string{"result"}),
-		ActiveFiles: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_active_files",
-			Help: "Patch files the registry applies.",
-		}),
-		FailingFiles: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_failing_files",
-			Help: "Registry files whose current content does not compile.",
-		}),
-		CompileErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "kpatch_registry_compile_errors_total",
-			Help: "Compile failures of registry files.",
-		}),
-		LastSync: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_last_sync_timestamp_seconds",
-			Help: "Unix time of the last successful registry sync.",
-		}),
-		Conflicts: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_conflicts",
-			Help: "Fields that two registry files set to different values (the later file wins).",
-		}),
-		FileApplications: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kpatch_file_applications_total",
-			Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
-		}, []string{"file", "result"}),
-		InternalErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kpatch_internal_errors_total",
-			Help: "Internal errors, answered by --on-error, by reason: not-synced, decode, encode, canceled, panic.",
-		}, []string{"reason"}),
-		Panics: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kpatch_panics_total",
-			Help: "Recovered panics by scope: file (that file is not applied) or request (an internal error).",
-		}, []string{"scope"}),
-	}
+	m := &Metrics{}
+	m.newRequestMetrics()
+	m.newRegistryMetrics()
+	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
+		m.FileApplications, m.InternalErrors, m.Panics)
+	return m
+}
+
+// newRequestMetrics creates the metrics of admission requests, every
+// series of a fixed label value at zero.
+func (m *Metrics) newRequestMetrics() {
+	m.ApplyDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "kpatch_apply_duration_seconds",
+		Help: "Time to apply the matching patch files to one admitted object.",
+		// 10µs to 10s, classic buckets for every Prometheus; native
+		// histogram settings for those that scrape them.
+		Buckets:                         prometheus.ExponentialBucketsRange(10e-6, 10, 16),
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	})
+	m.Requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_admission_requests_total",
+		Help: "Admission requests by result: mutated, unchanged or error.",
+	}, []string{"result"})
+	m.FileApplications = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_file_applications_total",
+		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
+	}, []string{"file", "result"})
+	m.InternalErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_internal_errors_total",
+		Help: "Internal errors, answered by --on-error, by reason: not-synced, decode, encode, canceled, panic.",
+	}, []string{"reason"})
+	m.Panics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_panics_total",
+		Help: "Recovered panics by scope: file (that file is not applied) or request (an internal error).",
+	}, []string{"scope"})
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
@@ -115,9 +104,30 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, s := range []string{PanicScopeFile, PanicScopeRequest} {
 		m.Panics.WithLabelValues(s)
 	}
-	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
-		m.FileApplications, m.InternalErrors, m.Panics)
-	return m
+}
+
+// newRegistryMetrics creates the metrics of the registry's syncs.
+func (m *Metrics) newRegistryMetrics() {
+	m.ActiveFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_active_files",
+		Help: "Patch files the registry applies.",
+	})
+	m.FailingFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_failing_files",
+		Help: "Registry files whose current content does not compile.",
+	})
+	m.CompileErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "kpatch_registry_compile_errors_total",
+		Help: "Compile failures of registry files.",
+	})
+	m.LastSync = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_last_sync_timestamp_seconds",
+		Help: "Unix time of the last successful registry sync.",
+	})
+	m.Conflicts = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_conflicts",
+		Help: "Fields that two registry files set to different values (the later file wins).",
+	})
 }
 
 // SetFiles keeps the series of FileApplications to the registry's files:

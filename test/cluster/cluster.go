@@ -284,25 +284,34 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		done:         make(chan error, 1),
 	}
 	go func() { w.done <- cmd.Wait() }()
+	if err := w.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// waitReady waits until /readyz answers OK, for a minute at most; it stops
+// the webhook if it is not ready by then.
+func (w *Webhook) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if resp, err := http.Get(w.ReadyURL); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return w, nil
+				return nil
 			}
 		}
 		select {
 		case err := <-w.done:
-			return nil, fmt.Errorf("the webhook exited before it was ready: %v", err)
+			return fmt.Errorf("the webhook exited before it was ready: %v", err)
 		case <-ctx.Done():
 			w.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			w.Stop()
-			return nil, errors.New("the webhook was not ready within a minute")
+			return errors.New("the webhook was not ready within a minute")
 		}
 	}
 }
