@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -31,28 +34,43 @@ type Handler struct {
 	// Strict denies an object that a file fails on, instead of admitting
 	// it without that file's changes and a warning.
 	Strict bool
+	// OnError is the answer to an internal error; allow when empty.
+	OnError ErrorPolicy
 	// Metrics, if set, records every request.
 	Metrics *Metrics
 }
 
 var _ admission.Handler = (*Handler)(nil)
 
-// Handle patches one object.
-func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Response {
-	resp, result := h.handle(&req)
-	if h.Metrics != nil {
-		h.Metrics.Requests.WithLabelValues(result).Inc()
-	}
+// Handle patches one object. It logs through the logger of ctx
+// (logf.FromContext), which LogConstructor gives the request's kind,
+// namespace and name, and stops when ctx ends. Internal errors, panics
+// included, are answered by OnError.
+func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+	log := logf.FromContext(ctx)
+	result := ResultUnchanged
+	defer func() {
+		if r := recover(); r != nil {
+			h.Metrics.panic(PanicScopeRequest)
+			log.Error(fmt.Errorf("panic: %v", r), "recovered a panic", "stack", string(debug.Stack()))
+			resp, result = h.answerInternal(log, panicked(r))
+		}
+		h.Metrics.request(result)
+	}()
+	resp, result = h.handle(ctx, log, &req)
 	return resp
 }
 
-func (h *Handler) handle(req *admission.Request) (admission.Response, string) {
+func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Request) (admission.Response, string) {
 	if !h.patches(req) {
 		return admission.Allowed(""), ResultUnchanged
 	}
+	if err := ctx.Err(); err != nil {
+		return h.answerInternal(log, canceled(err))
+	}
 	reg := h.Registry()
 	if reg == nil {
-		return admission.Errored(http.StatusServiceUnavailable, errors.New("the kpatch registry has not synced yet")), ResultError
+		return h.answerInternal(log, notSynced())
 	}
 	patches := reg.Patches(req.Kind.Kind)
 	if len(patches) == 0 {
@@ -60,40 +78,68 @@ func (h *Handler) handle(req *admission.Request) (admission.Response, string) {
 	}
 	var obj map[string]any
 	if err := utiljson.Unmarshal(req.Object.Raw, &obj); err != nil || obj == nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the object: %v", err)), ResultError
+		if err == nil {
+			err = errNotAnObject
+		}
+		return h.answerInternal(log, decodeFailed(err))
 	}
 	start := time.Now()
-	out, err := kpatch.Apply(obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
-	if h.Metrics != nil {
-		h.Metrics.ApplyDuration.Observe(time.Since(start).Seconds())
+	run, patch, ierr := apply(ctx, obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
+	h.Metrics.applied(time.Since(start))
+	if ierr != nil {
+		return h.answerInternal(log, ierr)
 	}
-	var warnings []string
+	h.Metrics.fileRuns(run.files)
+	return h.answer(log, run, patch)
+}
+
+// apply applies the files and encodes the JSONPatch. When the JSONPatch
+// does not encode, it applies the files again and drops each file whose
+// own changes do not encode, so that one file's bad value does not cost
+// the others theirs.
+func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
+	run, err := applyFiles(ctx, obj, patches, opts, false)
 	if err != nil {
-		warnings = warningsOf(err)
-		if h.Strict {
-			return admission.Denied("kpatch: " + strings.Join(warnings, "; ")), ResultError
-		}
+		return nil, nil, canceled(err)
 	}
-	resp := admission.Allowed("")
-	result := ResultUnchanged
-	if !sameContainer(out, obj) {
-		ops, perr := createPatch(obj, out)
-		if perr != nil {
-			return admission.Errored(http.StatusInternalServerError, perr), ResultError
-		}
-		if len(ops) > 0 {
-			patch, perr := encodePatch(ops)
-			if perr != nil {
-				return admission.Errored(http.StatusInternalServerError, perr), ResultError
-			}
-			patchType := admissionv1.PatchTypeJSONPatch
-			resp.Patch, resp.PatchType = patch, &patchType
-			result = ResultMutated
-		}
+	patch, err := jsonPatch(run.in, run.out)
+	if err == nil {
+		return run, patch, nil
 	}
-	if err != nil {
-		result = ResultError
-		resp = resp.WithWarnings(warnings...)
+	if run, err = applyFiles(ctx, obj, patches, opts, true); err != nil {
+		return nil, nil, canceled(err)
+	}
+	if patch, err = jsonPatch(run.in, run.out); err != nil {
+		return nil, nil, encodeFailed(err)
+	}
+	return run, patch, nil
+}
+
+// answer admits the object with its JSONPatch and a warning per failing
+// file, or, in strict mode, denies it if a file failed.
+func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admission.Response, string) {
+	var messages []string
+	for _, f := range run.failed() {
+		var pe *PanicError
+		if errors.As(f.err, &pe) {
+			h.Metrics.panic(PanicScopeFile)
+			log.Error(pe, "recovered a panic of a patch file", "file", f.file, "stack", string(pe.Stack))
+		}
+		messages = append(messages, failureMessages(f.err)...)
+	}
+	if len(messages) > 0 && h.Strict {
+		log.Info("denied: a patch file fails on the object", "errors", messages)
+		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError
+	}
+	resp, result := admission.Allowed(""), ResultUnchanged
+	if patch != nil {
+		patchType := admissionv1.PatchTypeJSONPatch
+		resp.Patch, resp.PatchType = patch, &patchType
+		result = ResultMutated
+	}
+	if len(messages) > 0 {
+		log.Info("admitted without the patch files that fail on it", "errors", messages)
+		resp, result = resp.WithWarnings(warnings(messages)...), ResultError
 	}
 	return resp, result
 }
@@ -119,25 +165,47 @@ func (h *Handler) patches(req *admission.Request) bool {
 	return false
 }
 
-// warningsOf turns apply errors into admission warnings: file, line and
-// reason.
-func warningsOf(err error) []string {
+// prefix starts every warning and denial message, once.
+const prefix = "kpatch: "
+
+var (
+	errNotSynced   = errors.New("the registry has not synced yet")
+	errNotAnObject = errors.New("the object is not a JSON object")
+)
+
+// failureMessages describes apply errors, one message per error: file,
+// line and reason, without the prefix.
+func failureMessages(err error) []string {
 	var list kpatch.ErrorList
 	if !errors.As(err, &list) {
-		return []string{"kpatch: " + err.Error()}
+		return []string{err.Error()}
 	}
-	var out []string
-	for i, e := range list {
-		if i == maxWarnings {
-			out = append(out, fmt.Sprintf("kpatch: and %d more errors", len(list)-maxWarnings))
-			break
-		}
+	out := make([]string, 0, len(list))
+	for _, e := range list {
 		var ae *kpatch.ApplyError
 		if errors.As(e, &ae) {
-			out = append(out, fmt.Sprintf("kpatch: %s:%d: not applied: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
+			out = append(out, fmt.Sprintf("%s:%d: not applied: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
 		} else {
-			out = append(out, "kpatch: "+e.Error())
+			out = append(out, e.Error())
 		}
+	}
+	return out
+}
+
+// bounded keeps the first maxWarnings messages and says how many more
+// there are: warnings and denials reach the client.
+func bounded(messages []string) []string {
+	if len(messages) <= maxWarnings {
+		return messages
+	}
+	return append(slices.Clip(messages[:maxWarnings]), fmt.Sprintf("and %d more errors", len(messages)-maxWarnings))
+}
+
+// warnings turns messages into admission warnings, each with the prefix.
+func warnings(messages []string) []string {
+	out := bounded(messages)
+	for i, m := range out {
+		out[i] = prefix + m
 	}
 	return out
 }

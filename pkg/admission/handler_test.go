@@ -150,18 +150,38 @@ func TestHandlerKeepsUnknownFields(t *testing.T) {
 }
 
 func TestHandlerBeforeSync(t *testing.T) {
-	h := &Handler{Registry: func() *Registry { return nil }}
+	h := &Handler{Registry: func() *Registry { return nil }, Metrics: NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
-	if resp.Allowed || resp.Result.Code != 503 {
-		t.Errorf("before the first sync: %+v", resp)
+	if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || resp.Warnings[0] != "kpatch: not patched: the registry has not synced yet" {
+		t.Errorf("before the first sync, --on-error allow: %+v", resp)
+	}
+	h.OnError = ErrorPolicyDeny
+	resp = h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	if resp.Allowed || resp.Result.Code != 503 || resp.Result.Message != "kpatch: the registry has not synced yet" {
+		t.Errorf("before the first sync, --on-error deny: %+v", resp)
+	}
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonNotSynced)); n != 2 {
+		t.Errorf("internal errors %v", n)
 	}
 }
 
 func TestHandlerBadObject(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nlabels.a: b\n"})
-	req := request(admissionv1.Create, "shop", deploymentJSON)
-	req.Object.Raw = []byte(`{"kind":`)
-	if resp := h.Handle(context.Background(), req); resp.Allowed || resp.Result.Code != 400 {
-		t.Errorf("malformed object: %+v", resp)
+	for _, raw := range []string{`{"kind":`, `null`, `[1]`} {
+		req := request(admissionv1.Create, "shop", deploymentJSON)
+		req.Object.Raw = []byte(raw)
+		h.OnError = ErrorPolicyAllow
+		if resp := h.Handle(context.Background(), req); !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 ||
+			!strings.HasPrefix(resp.Warnings[0], "kpatch: not patched: decoding the object: ") {
+			t.Errorf("%s, --on-error allow: %+v", raw, resp)
+		}
+		h.OnError = ErrorPolicyDeny
+		if resp := h.Handle(context.Background(), req); resp.Allowed || resp.Result.Code != 400 ||
+			!strings.HasPrefix(resp.Result.Message, "kpatch: decoding the object: ") {
+			t.Errorf("%s, --on-error deny: %+v", raw, resp)
+		}
+	}
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)); n != 6 {
+		t.Errorf("internal errors %v", n)
 	}
 }

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +15,15 @@ const (
 	ResultError     = "error"
 )
 
-// Metrics are the webhook's Prometheus metrics.
+// Scopes of recovered panics, the values of the scope label of
+// kpatch_panics_total.
+const (
+	PanicScopeFile    = "file"    // a patch file's apply: that file fails
+	PanicScopeRequest = "request" // outside any file: an internal error
+)
+
+// Metrics are the webhook's Prometheus metrics. Its methods do nothing on
+// a nil *Metrics.
 type Metrics struct {
 	// ApplyDuration is how long applying the registry to one object took.
 	ApplyDuration prometheus.Histogram
@@ -32,49 +41,151 @@ type Metrics struct {
 	// Conflicts is the number of fields two registry files set to
 	// different values.
 	Conflicts prometheus.Gauge
+	// FileApplications counts, per registry file, the objects it patched,
+	// found unchanged or failed on (result: FilePatched, FileUnchanged,
+	// FileFailed). Its series are those of the registry's files: SetFiles
+	// creates them at zero and deletes those of removed files.
+	FileApplications *prometheus.CounterVec
+	// InternalErrors counts internal errors by reason (ReasonDecode, ...).
+	InternalErrors *prometheus.CounterVec
+	// Panics counts recovered panics by scope (PanicScopeFile,
+	// PanicScopeRequest).
+	Panics *prometheus.CounterVec
+
+	filesMu sync.Mutex
+	files   map[string]bool // the file label values in use
 }
 
 // NewMetrics creates the metrics and registers them with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		ApplyDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "kpatch_apply_duration_seconds",
-			Help: "Time to apply the matching patch files to one admitted object.",
-			// 10µs to 10s, classic buckets for every Prometheus; native
-			// histogram settings for those that scrape them.
-			Buckets:                         prometheus.ExponentialBucketsRange(10e-6, 10, 16),
-			NativeHistogramBucketFactor:     1.1,
-			NativeHistogramMaxBucketNumber:  160,
-			NativeHistogramMinResetDuration: time.Hour,
-		}),
-		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kpatch_admission_requests_total",
-			Help: "Admission requests by result: mutated, unchanged or error.",
-		}, []string{"result"}),
-		ActiveFiles: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_active_files",
-			Help: "Patch files the registry applies.",
-		}),
-		FailingFiles: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_failing_files",
-			Help: "Registry files whose current content does not compile.",
-		}),
-		CompileErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "kpatch_registry_compile_errors_total",
-			Help: "Compile failures of registry files.",
-		}),
-		LastSync: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_last_sync_timestamp_seconds",
-			Help: "Unix time of the last successful registry sync.",
-		}),
-		Conflicts: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "kpatch_registry_conflicts",
-			Help: "Fields that two registry files set to different values (the later file wins).",
-		}),
-	}
+	m := &Metrics{}
+	m.newRequestMetrics()
+	m.newRegistryMetrics()
+	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
+		m.FileApplications, m.InternalErrors, m.Panics)
+	return m
+}
+
+// newRequestMetrics creates the metrics of admission requests, every
+// series of a fixed label value at zero.
+func (m *Metrics) newRequestMetrics() {
+	m.ApplyDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "kpatch_apply_duration_seconds",
+		Help: "Time to apply the matching patch files to one admitted object.",
+		// 10µs to 10s, classic buckets for every Prometheus; native
+		// histogram settings for those that scrape them.
+		Buckets:                         prometheus.ExponentialBucketsRange(10e-6, 10, 16),
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	})
+	m.Requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_admission_requests_total",
+		Help: "Admission requests by result: mutated, unchanged or error.",
+	}, []string{"result"})
+	m.FileApplications = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_file_applications_total",
+		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
+	}, []string{"file", "result"})
+	m.InternalErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_internal_errors_total",
+		Help: "Internal errors, answered by --on-error, by reason: not-synced, decode, encode, canceled, panic.",
+	}, []string{"reason"})
+	m.Panics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_panics_total",
+		Help: "Recovered panics by scope: file (that file is not applied) or request (an internal error).",
+	}, []string{"scope"})
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
-	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts)
-	return m
+	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic} {
+		m.InternalErrors.WithLabelValues(r)
+	}
+	for _, s := range []string{PanicScopeFile, PanicScopeRequest} {
+		m.Panics.WithLabelValues(s)
+	}
+}
+
+// newRegistryMetrics creates the metrics of the registry's syncs.
+func (m *Metrics) newRegistryMetrics() {
+	m.ActiveFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_active_files",
+		Help: "Patch files the registry applies.",
+	})
+	m.FailingFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_failing_files",
+		Help: "Registry files whose current content does not compile.",
+	})
+	m.CompileErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "kpatch_registry_compile_errors_total",
+		Help: "Compile failures of registry files.",
+	})
+	m.LastSync = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_last_sync_timestamp_seconds",
+		Help: "Unix time of the last successful registry sync.",
+	})
+	m.Conflicts = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_conflicts",
+		Help: "Fields that two registry files set to different values (the later file wins).",
+	})
+}
+
+// SetFiles keeps the series of FileApplications to the registry's files:
+// every result of every file exists from the first sync on (a file that
+// never patches anything shows as a flat zero), and the series of a file
+// that left the registry are deleted, so the label's values are bounded by
+// the registry.
+func (m *Metrics) SetFiles(files []string) {
+	if m == nil {
+		return
+	}
+	m.filesMu.Lock()
+	defer m.filesMu.Unlock()
+	next := make(map[string]bool, len(files))
+	for _, f := range files {
+		next[f] = true
+		if !m.files[f] {
+			for _, r := range []string{FilePatched, FileUnchanged, FileFailed} {
+				m.FileApplications.WithLabelValues(f, r)
+			}
+		}
+	}
+	for f := range m.files {
+		if !next[f] {
+			m.FileApplications.DeletePartialMatch(prometheus.Labels{"file": f})
+		}
+	}
+	m.files = next
+}
+
+func (m *Metrics) request(result string) {
+	if m != nil {
+		m.Requests.WithLabelValues(result).Inc()
+	}
+}
+
+func (m *Metrics) applied(d time.Duration) {
+	if m != nil {
+		m.ApplyDuration.Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) fileRuns(runs []fileRun) {
+	if m != nil {
+		for _, f := range runs {
+			m.FileApplications.WithLabelValues(f.file, f.result).Inc()
+		}
+	}
+}
+
+func (m *Metrics) internalError(reason string) {
+	if m != nil {
+		m.InternalErrors.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) panic(scope string) {
+	if m != nil {
+		m.Panics.WithLabelValues(scope).Inc()
+	}
 }

@@ -153,6 +153,19 @@ func escapePointer(key string) string {
 	return pointerEscaper.Replace(key)
 }
 
+// jsonPatch is the encoded JSONPatch from orig to patched, nil when they
+// are equal.
+func jsonPatch(orig, patched map[string]any) ([]byte, error) {
+	if sameContainer(orig, patched) {
+		return nil, nil
+	}
+	ops, err := createPatch(orig, patched)
+	if err != nil || len(ops) == 0 {
+		return nil, err
+	}
+	return encodePatch(ops)
+}
+
 // encodePatch writes operations as the JSON array of RFC 6902, each value
 // marshalled once (jsonpatch's own MarshalJSON marshals every operation
 // twice over).

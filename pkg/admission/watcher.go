@@ -78,11 +78,16 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	w.reportConflicts(previous, reg, list.Items)
 	if w.Metrics != nil {
 		failing := 0
+		var active []string
 		for _, f := range reg.files {
 			if f.Err != nil {
 				failing++
 			}
+			if f.Patch != nil {
+				active = append(active, f.Patch.Name())
+			}
 		}
+		w.Metrics.SetFiles(active)
 		w.Metrics.ActiveFiles.Set(float64(reg.Active()))
 		w.Metrics.FailingFiles.Set(float64(failing))
 		w.Metrics.LastSync.Set(float64(now.Unix()))

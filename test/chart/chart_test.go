@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,10 +29,12 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -57,12 +60,16 @@ var modes = []struct {
 }{
 	{"default", nil},
 	{"fail-closed", map[string]any{"webhook": map[string]any{"failurePolicy": "Fail"}}},
-	{"self-managed-tls", map[string]any{"tls": map[string]any{"mode": "self-managed"}}},
+	{"self-managed-tls", map[string]any{"tls": map[string]any{"mode": "self-managed"}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}},
 	{"monitoring-and-example", map[string]any{
 		"metrics":  map[string]any{"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}},
 		"registry": map[string]any{"example": true},
 	}},
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
+	{"closed-doors", map[string]any{
+		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
+		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},
+	}},
 }
 
 func loadChart(t *testing.T) *chart.Chart {
@@ -163,15 +170,19 @@ func TestLint(t *testing.T) {
 func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
 	ch := loadChart(t)
 	for name, values := range map[string]map[string]any{
-		"unknown top-level key": {"replicas": 2},
-		"unknown nested key":    {"webhook": map[string]any{"failurePolcy": "Fail"}},
-		"mistyped replicaCount": {"replicaCount": "two"},
-		"bad failure policy":    {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
-		"bad operation":         {"webhook": map[string]any{"operations": []any{"DELETE"}}},
-		"bad TLS mode":          {"tls": map[string]any{"mode": "none"}},
-		"mistyped monitor":      {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
-		"bad duration":          {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
-		"timeout above 30s":     {"webhook": map[string]any{"timeoutSeconds": 31}},
+		"unknown top-level key":    {"replicas": 2},
+		"unknown nested key":       {"webhook": map[string]any{"failurePolcy": "Fail"}},
+		"mistyped replicaCount":    {"replicaCount": "two"},
+		"bad failure policy":       {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
+		"bad operation":            {"webhook": map[string]any{"operations": []any{"DELETE"}}},
+		"bad TLS mode":             {"tls": map[string]any{"mode": "none"}},
+		"mistyped monitor":         {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
+		"bad duration":             {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
+		"timeout above 30s":        {"webhook": map[string]any{"timeoutSeconds": 31}},
+		"mistyped namespace label": {"networkPolicy": map[string]any{"metricsNamespaceLabels": map[string]any{"a": 1}}},
+		"mistyped policy":          {"networkPolicy": map[string]any{"enabled": "true"}},
+		"bad webhook peer":         {"networkPolicy": map[string]any{"webhookFrom": []any{map[string]any{"everyone": true}}}},
+		"bad reader subject":       {"metrics": map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "Robot", "name": "r"}}}}},
 	} {
 		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
 		if err == nil {
@@ -223,6 +234,56 @@ func TestWebhookConfiguration(t *testing.T) {
 		}
 		if w.ClientConfig.Service == nil || *w.ClientConfig.Service.Path != "/mutate" {
 			t.Errorf("%s: client config %+v", m.name, w.ClientConfig)
+		}
+		// internal errors are answered as the failure policy answers a failed call
+		wantOnError := "--on-error=allow"
+		if wantPolicy == admissionregistrationv1.Fail {
+			wantOnError = "--on-error=deny"
+		}
+		if args := containerArgs(t, objs); !slices.Contains(args, wantOnError) {
+			t.Errorf("%s: no %s in %v", m.name, wantOnError, args)
+		}
+	}
+}
+
+// containerArgs returns the webhook container's arguments.
+func containerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	return typed[appsv1.Deployment](t, objs, "Deployment").Spec.Template.Spec.Containers[0].Args
+}
+
+// alerts returns the rendered PrometheusRule's alerts: name to expression.
+func alerts(t *testing.T, objs []*unstructured.Unstructured) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, u := range objs {
+		if u.GetKind() != "PrometheusRule" {
+			continue
+		}
+		groups, _, _ := unstructured.NestedSlice(u.Object, "spec", "groups")
+		for _, g := range groups {
+			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+			for _, r := range rules {
+				rule := r.(map[string]any)
+				name, _ := rule["alert"].(string)
+				expr, _ := rule["expr"].(string)
+				out[name] = expr
+			}
+		}
+	}
+	return out
+}
+
+func TestPrometheusRuleAlerts(t *testing.T) {
+	got := alerts(t, render(t, map[string]any{"metrics": map[string]any{"prometheusRule": map[string]any{"enabled": true}}}))
+	for name, want := range map[string]string{
+		"KpatchApplyLatencyHigh":      "kpatch_apply_duration_seconds_bucket",
+		"KpatchRegistryCompileErrors": "kpatch_registry_failing_files",
+		"KpatchFileFailing":           `sum by (file) (increase(kpatch_file_applications_total{namespace="kpatch-system",result="failed"}[15m])) > 0`,
+		"KpatchInternalErrors":        "kpatch_internal_errors_total",
+	} {
+		if !strings.Contains(got[name], want) {
+			t.Errorf("alert %s: %q, want %q", name, got[name], want)
 		}
 	}
 }
@@ -285,14 +346,136 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 				}
 			}
 		}
-		cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole")
-		switch {
-		case m.name != "self-managed-tls" && cr != nil:
-			t.Errorf("%s: a ClusterRole: %+v", m.name, cr.Rules)
-		case m.name == "self-managed-tls":
-			if cr == nil || len(cr.Rules) != 1 || cr.Rules[0].Resources[0] != "mutatingwebhookconfigurations" || len(cr.Rules[0].ResourceNames) != 1 {
-				t.Errorf("%s: ClusterRole %+v", m.name, cr)
+		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
+		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader"}
+		if m.name == "self-managed-tls" {
+			want = append(want, "kpatch-system-kpatch-webhook")
+		}
+		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
+		}
+		for name, cr := range roles {
+			if problem := clusterRoleProblem(name, cr.Rules); problem != "" {
+				t.Errorf("%s: ClusterRole %s: %s: %+v", m.name, name, problem, cr.Rules)
 			}
+		}
+		bindings := all[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding")
+		auth := bindings["kpatch-system-kpatch-webhook-metrics-auth"]
+		if auth == nil || len(auth.Subjects) != 1 || auth.Subjects[0].Name != "kpatch-webhook" || auth.RoleRef.Name != "kpatch-system-kpatch-webhook-metrics-auth" {
+			t.Errorf("%s: the webhook's metrics-auth binding %+v", m.name, auth)
+		}
+		reader := bindings["kpatch-system-kpatch-webhook-metrics-reader"]
+		if (reader != nil) != (m.name == "closed-doors") || reader != nil && (len(reader.Subjects) != 1 || reader.Subjects[0].Name != "prometheus") {
+			t.Errorf("%s: the metrics-reader binding %+v", m.name, reader)
+		}
+	}
+}
+
+// clusterRoleProblem says what a cluster role grants beyond its purpose.
+func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
+	type grant struct{ group, resource, verbs, url string }
+	var got []grant
+	for _, r := range rules {
+		for _, res := range r.Resources {
+			if len(r.APIGroups) != 1 {
+				return "a rule over several API groups"
+			}
+			got = append(got, grant{r.APIGroups[0], res, strings.Join(r.Verbs, ","), ""})
+		}
+		for _, u := range r.NonResourceURLs {
+			got = append(got, grant{"", "", strings.Join(r.Verbs, ","), u})
+		}
+	}
+	want := map[string][]grant{
+		"kpatch-system-kpatch-webhook-metrics-auth": {
+			{"authentication.k8s.io", "tokenreviews", "create", ""},
+			{"authorization.k8s.io", "subjectaccessreviews", "create", ""},
+		},
+		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
+		"kpatch-system-kpatch-webhook":                {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+	}[name]
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("grants %v, want %v", got, want)
+	}
+	if name == "kpatch-system-kpatch-webhook" && !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
+		return "not limited to its own webhook configuration"
+	}
+	return ""
+}
+
+// all converts every rendered object of kind, by name.
+func all[T any](t *testing.T, objs []*unstructured.Unstructured, kind string) map[string]*T {
+	t.Helper()
+	out := map[string]*T{}
+	for _, u := range objs {
+		if u.GetKind() != kind {
+			continue
+		}
+		v := new(T)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v); err != nil {
+			t.Fatal(err)
+		}
+		out[u.GetName()] = v
+	}
+	return out
+}
+
+func TestNetworkPolicy(t *testing.T) {
+	if np := typed[networkingv1.NetworkPolicy](t, render(t, nil), "NetworkPolicy"); np != nil {
+		t.Error("a NetworkPolicy by default")
+	}
+	for _, m := range modes {
+		if m.name != "closed-doors" {
+			continue
+		}
+		objs := render(t, m.values)
+		np := typed[networkingv1.NetworkPolicy](t, objs, "NetworkPolicy")
+		if np == nil {
+			t.Fatal("no NetworkPolicy")
+		}
+		d := typed[appsv1.Deployment](t, objs, "Deployment")
+		if !labels.SelectorFromSet(np.Spec.PodSelector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
+			t.Errorf("the policy selects %v, not the webhook's pods", np.Spec.PodSelector.MatchLabels)
+		}
+		if !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || len(np.Spec.Ingress) != 2 {
+			t.Fatalf("policy %+v", np.Spec)
+		}
+		webhookRule, metricsRule := np.Spec.Ingress[0], np.Spec.Ingress[1]
+		if len(webhookRule.Ports) != 1 || webhookRule.Ports[0].Port.String() != "webhook" ||
+			len(webhookRule.From) != 1 || webhookRule.From[0].IPBlock == nil || webhookRule.From[0].IPBlock.CIDR != "10.0.0.0/8" {
+			t.Errorf("webhook port rule %+v", webhookRule)
+		}
+		if len(metricsRule.Ports) != 1 || metricsRule.Ports[0].Port.String() != "metrics" || len(metricsRule.From) != 1 ||
+			metricsRule.From[0].NamespaceSelector == nil || metricsRule.From[0].NamespaceSelector.MatchLabels["kpatch.dev/metrics"] != "enabled" ||
+			metricsRule.From[0].PodSelector != nil {
+			t.Errorf("metrics port rule %+v", metricsRule)
+		}
+	}
+}
+
+func TestServiceMonitorScrapesHTTPSWithAToken(t *testing.T) {
+	for mode, caSecret := range map[string]string{"cert-manager": "kpatch-webhook-tls", "self-managed": "kpatch-webhook-ca"} {
+		objs := render(t, map[string]any{"tls": map[string]any{"mode": mode}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}})
+		var sm *unstructured.Unstructured
+		for _, u := range objs {
+			if u.GetKind() == "ServiceMonitor" {
+				sm = u
+			}
+		}
+		if sm == nil {
+			t.Fatalf("%s: no ServiceMonitor", mode)
+		}
+		endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+		if len(endpoints) != 1 {
+			t.Fatalf("%s: endpoints %v", mode, endpoints)
+		}
+		e := endpoints[0].(map[string]any)
+		secret, _, _ := unstructured.NestedString(e, "tlsConfig", "ca", "secret", "name")
+		key, _, _ := unstructured.NestedString(e, "tlsConfig", "ca", "secret", "key")
+		server, _, _ := unstructured.NestedString(e, "tlsConfig", "serverName")
+		if e["scheme"] != "https" || e["bearerTokenFile"] != "/var/run/secrets/kubernetes.io/serviceaccount/token" ||
+			secret != caSecret || key != "ca.crt" || server != "kpatch-webhook.kpatch-system.svc" {
+			t.Errorf("%s: endpoint %v", mode, e)
 		}
 	}
 }

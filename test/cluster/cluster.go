@@ -20,7 +20,10 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -221,7 +224,10 @@ type Webhook struct {
 	Port       int
 	MetricsURL string
 	ReadyURL   string
-	done       chan error
+	// ProfilingURL is where /debug/pprof/ is served when the webhook runs
+	// with --profiling.
+	ProfilingURL string
+	done         chan error
 }
 
 // BuildWebhook builds cmd/webhook into the cluster's directory and
@@ -251,12 +257,17 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 	if err != nil {
 		return nil, err
 	}
+	profilingPort, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
 	args := append([]string{
 		"--kubeconfig", c.Kubeconfig,
 		"--cert-dir", c.CertDir,
 		"--port", strconv.Itoa(port),
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
+		"--profiling-bind-address", "127.0.0.1:" + strconv.Itoa(profilingPort),
 		"--registry-namespace", RegistryNamespace,
 	}, extra...)
 	cmd := exec.Command(bin, args...)
@@ -265,32 +276,42 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		return nil, err
 	}
 	w := &Webhook{
-		Cmd:        cmd,
-		Port:       port,
-		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
-		ReadyURL:   fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
-		done:       make(chan error, 1),
+		Cmd:          cmd,
+		Port:         port,
+		MetricsURL:   fmt.Sprintf("https://127.0.0.1:%d/metrics", metricsPort),
+		ReadyURL:     fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort),
+		ProfilingURL: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", profilingPort),
+		done:         make(chan error, 1),
 	}
 	go func() { w.done <- cmd.Wait() }()
+	if err := w.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// waitReady waits until /readyz answers OK, for a minute at most; it stops
+// the webhook if it is not ready by then.
+func (w *Webhook) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if resp, err := http.Get(w.ReadyURL); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return w, nil
+				return nil
 			}
 		}
 		select {
 		case err := <-w.done:
-			return nil, fmt.Errorf("the webhook exited before it was ready: %v", err)
+			return fmt.Errorf("the webhook exited before it was ready: %v", err)
 		case <-ctx.Done():
 			w.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			w.Stop()
-			return nil, errors.New("the webhook was not ready within a minute")
+			return errors.New("the webhook was not ready within a minute")
 		}
 	}
 }
@@ -304,6 +325,64 @@ func (w *Webhook) Stop() {
 		_ = w.Cmd.Process.Kill()
 		<-w.done
 	}
+}
+
+// MetricsReader is the ServiceAccount of the registry namespace that
+// MetricsToken authenticates as; the ClusterRole of the same name grants
+// it get on the /metrics URL, as the chart's metrics-reader role does.
+const MetricsReader = "kpatch-metrics-reader"
+
+// MetricsToken returns a token of the MetricsReader ServiceAccount, which
+// the webhook's metrics endpoint accepts: it authenticates and authorizes
+// every scrape with the API server.
+func (c *Cluster) MetricsToken(ctx context.Context) (string, error) {
+	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: MetricsReader, Namespace: RegistryNamespace}},
+		&rbacv1.ClusterRole{
+			ObjectMeta: metav1.ObjectMeta{Name: MetricsReader},
+			Rules:      []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}},
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: MetricsReader},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: MetricsReader},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: MetricsReader, Namespace: RegistryNamespace}},
+		},
+	}
+	for _, o := range objs {
+		if err := c.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return "", err
+		}
+	}
+	return c.Token(ctx, RegistryNamespace, MetricsReader)
+}
+
+// Token returns a token of a ServiceAccount (a TokenRequest).
+func (c *Cluster) Token(ctx context.Context, namespace, serviceAccount string) (string, error) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: serviceAccount, Namespace: namespace}}
+	req := &authenticationv1.TokenRequest{}
+	if err := c.Client.SubResource("token").Create(ctx, sa, req); err != nil {
+		return "", fmt.Errorf("a token of %s/%s: %w", namespace, serviceAccount, err)
+	}
+	return req.Status.Token, nil
+}
+
+// Scrape reads the webhook's metrics with a bearer token over HTTPS; it
+// returns the status code and the body.
+func (c *Cluster) Scrape(ctx context.Context, w *Webhook, token string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.MetricsURL, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.HTTPClient().Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // HTTPClient returns a client that trusts the webhook's serving

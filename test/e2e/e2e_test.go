@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -347,26 +346,49 @@ func TestReadinessOnTLSListener(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	registry(t, "metrics", map[string]string{"m.kpatch": "[deployment.counted]\nlabels.counted: \"yes\"\n", "dead.kpatch": "[deployment.no-such-name]\nreplicas: 2\n"})
+	namespace(t, "metrics", true)
+	eventually(t, 10*time.Second, func() error {
+		d := deployment("metrics", "counted")
+		if err := dryRunCreate(d); err != nil {
+			return err
+		}
+		if d.Labels["counted"] != "yes" {
+			return fmt.Errorf("not patched yet")
+		}
+		return nil
+	})
 	m := metrics(t)
 	for _, name := range []string{
 		"kpatch_apply_duration_seconds_bucket", "kpatch_admission_requests_total{result=\"mutated\"}",
 		"kpatch_registry_active_files", "kpatch_registry_failing_files", "kpatch_registry_last_sync_timestamp_seconds",
+		`kpatch_internal_errors_total{reason="decode"} 0`, `kpatch_panics_total{scope="file"} 0`,
+		// a file that never matches an object shows as zeros
+		`kpatch_file_applications_total{file="metrics/dead.kpatch",result="patched"} 0`,
 	} {
 		if !strings.Contains(m, name) {
 			t.Errorf("metric %s missing", name)
 		}
 	}
+	if patched := grep(m, `kpatch_file_applications_total{file="metrics/m.kpatch",result="patched"}`); patched == "" || strings.HasSuffix(patched, " 0") {
+		t.Errorf("the patched file's counter: %q", patched)
+	}
 }
 
+// metrics scrapes the webhook's metrics as a reader the API server
+// authorizes.
 func metrics(t *testing.T) string {
 	t.Helper()
-	resp, err := http.Get(webhook.MetricsURL)
+	ctx := context.Background()
+	token, err := env.MetricsToken(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	code, body, err := env.Scrape(ctx, webhook, token)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("scraping the metrics: %d %v\n%.300s", code, err, body)
+	}
+	return body
 }
 
 func grep(text, word string) string {

@@ -103,7 +103,7 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 			return err
 		}
 		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
-			go saveProfile(wh.MetricsURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
+			go saveProfile(wh.ProfilingURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
 		}
 		throughput, errs1 := saturate(client, url, body, duration, concurrency)
 		lat, errs2 := paced(client, url, body, duration, rate)
@@ -118,8 +118,8 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 
 // saveProfile saves a CPU profile of the webhook, taken while it is
 // saturated, for `go tool pprof`.
-func saveProfile(metricsURL, path string, d time.Duration) {
-	url := strings.TrimSuffix(metricsURL, "/metrics") + fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())-1)
+func saveProfile(profilingURL, path string, d time.Duration) {
+	url := profilingURL + fmt.Sprintf("profile?seconds=%d", int(d.Seconds())-1)
 	resp, err := http.Get(url)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)

@@ -1,0 +1,197 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"kpatch.dev/kpatch/pkg/admission"
+)
+
+// TLS modes of --tls-mode.
+const (
+	// TLSModeFiles serves tls.crt and tls.key of --cert-dir.
+	TLSModeFiles = "files"
+	// TLSModeSelfManaged issues a CA and a serving certificate and keeps
+	// the webhook configuration's caBundle current.
+	TLSModeSelfManaged = "self-managed"
+)
+
+// Options are the webhook's command line. NewOptions gives the defaults,
+// AddFlags binds them to flags, Validate checks them.
+type Options struct {
+	Kubeconfig               string
+	CertDir                  string
+	Port                     int
+	MetricsBindAddress       string
+	HealthProbeBindAddress   string
+	RegistryNamespace        string
+	RegistrySelector         string
+	Operations               []string
+	Strict                   bool
+	OnError                  string
+	Profiling                bool
+	ProfilingBindAddress     string
+	EnableHTTP2              bool
+	TLSMode                  string
+	TLSSecretName            string
+	TLSDNSNames              []string
+	WebhookConfigurationName string
+	Zap                      zap.Options
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	return &Options{
+		CertDir:                "/tmp/k8s-webhook-server/serving-certs",
+		Port:                   9443,
+		MetricsBindAddress:     ":8080",
+		HealthProbeBindAddress: ":8081",
+		RegistrySelector:       "kpatch.dev/registry=true",
+		Operations:             []string{string(admissionv1.Create)},
+		OnError:                string(admission.ErrorPolicyAllow),
+		ProfilingBindAddress:   "127.0.0.1:8082",
+		TLSMode:                TLSModeFiles,
+		TLSSecretName:          "kpatch-webhook-ca",
+	}
+}
+
+// AddFlags binds the options to flags of fs, with the current values as
+// defaults.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, else the in-cluster configuration, else ~/.kube/config")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory holding tls.crt and tls.key, the certificate of the webhook and metrics servers; reloaded when they change")
+	fs.IntVar(&o.Port, "port", o.Port, "port of the HTTPS webhook server")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "address of the HTTPS /metrics endpoint, which authenticates and authorizes every scrape with the API server; 0 disables it")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
+	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
+	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
+	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
+	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
+	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
+	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "serve Go's /debug/pprof/ profiles on --profiling-bind-address")
+	fs.StringVar(&o.ProfilingBindAddress, "profiling-bind-address", o.ProfilingBindAddress, "loopback address of the profiles (kubectl port-forward reaches it)")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "serve HTTP/2 on the webhook and metrics servers (off: HTTP/1.1 only, against HTTP/2 rapid reset, CVE-2023-44487)")
+	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "files: serve tls.crt and tls.key of --cert-dir; self-managed: issue a CA and serving certificate and keep the webhook configuration's caBundle current")
+	fs.StringVar(&o.TLSSecretName, "tls-secret-name", o.TLSSecretName, "self-managed TLS: the Secret of the registry namespace that holds the CA")
+	fs.StringSliceVar(&o.TLSDNSNames, "tls-dns-names", o.TLSDNSNames, "self-managed TLS: comma-separated DNS names of the serving certificate (the Service's)")
+	fs.StringVar(&o.WebhookConfigurationName, "webhook-configuration-name", o.WebhookConfigurationName, "self-managed TLS: the MutatingWebhookConfiguration whose caBundle is kept current")
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	o.Zap.BindFlags(zapFlags)
+	fs.AddGoFlagSet(zapFlags)
+}
+
+// settings are the options parsed.
+type settings struct {
+	selector   labels.Selector
+	operations []admissionv1.Operation
+	onError    admission.ErrorPolicy
+	namespace  string
+}
+
+// Validate reports every problem of the options at once.
+func (o *Options) Validate() error {
+	_, err := o.parse()
+	return err
+}
+
+func (o *Options) parse() (settings, error) {
+	var s settings
+	var errs []error
+	var err error
+	if s.selector, err = labels.Parse(o.RegistrySelector); err != nil {
+		errs = append(errs, fmt.Errorf("--registry-selector: %w", err))
+	}
+	if s.operations, err = parseOperations(o.Operations); err != nil {
+		errs = append(errs, err)
+	}
+	if s.onError, err = admission.ParseErrorPolicy(o.OnError); err != nil {
+		errs = append(errs, fmt.Errorf("--on-error: %w", err))
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port: %d is not a port", o.Port))
+	}
+	if o.Profiling {
+		if err := loopback(o.ProfilingBindAddress); err != nil {
+			errs = append(errs, fmt.Errorf("--profiling-bind-address: %w", err))
+		}
+	}
+	errs = append(errs, o.validateTLS()...)
+	if s.namespace = o.RegistryNamespace; s.namespace == "" {
+		s.namespace = defaultNamespace()
+	}
+	return s, errors.Join(errs...)
+}
+
+func (o *Options) validateTLS() []error {
+	switch o.TLSMode {
+	case TLSModeFiles:
+		return nil
+	case TLSModeSelfManaged:
+		var errs []error
+		if o.TLSSecretName == "" {
+			errs = append(errs, errors.New("--tls-secret-name: self-managed TLS needs the CA's Secret"))
+		}
+		if len(o.TLSDNSNames) == 0 {
+			errs = append(errs, errors.New("--tls-dns-names: self-managed TLS needs the serving certificate's DNS names"))
+		}
+		if o.WebhookConfigurationName == "" {
+			errs = append(errs, errors.New("--webhook-configuration-name: self-managed TLS needs the configuration whose caBundle it keeps"))
+		}
+		return errs
+	}
+	return []error{fmt.Errorf("--tls-mode: %q is not %s or %s", o.TLSMode, TLSModeFiles, TLSModeSelfManaged)}
+}
+
+func parseOperations(list []string) ([]admissionv1.Operation, error) {
+	var ops []admissionv1.Operation
+	for _, part := range list {
+		switch op := admissionv1.Operation(strings.ToUpper(strings.TrimSpace(part))); op {
+		case admissionv1.Create, admissionv1.Update:
+			ops = append(ops, op)
+		default:
+			return nil, fmt.Errorf("--operations: %q is not CREATE or UPDATE", part)
+		}
+	}
+	if len(ops) == 0 {
+		return nil, errors.New("--operations: at least one operation is needed")
+	}
+	return ops, nil
+}
+
+// loopback checks that a bind address is on a loopback interface.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q is not a loopback address (127.0.0.1, [::1] or localhost): profiles must not leave the pod", addr)
+	}
+	return nil
+}
+
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// defaultNamespace is the pod's namespace when running in a cluster, else
+// kpatch-system.
+func defaultNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile(serviceAccountNamespace); err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b))
+	}
+	return "kpatch-system"
+}

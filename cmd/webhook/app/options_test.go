@@ -1,0 +1,120 @@
+package app
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	admissionv1 "k8s.io/api/admission/v1"
+
+	"kpatch.dev/kpatch/pkg/admission"
+)
+
+// parse parses args into fresh options.
+func parse(t *testing.T, args ...string) *Options {
+	t.Helper()
+	o := NewOptions()
+	fs := pflag.NewFlagSet("webhook", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return o
+}
+
+func TestDefaults(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "from-pod")
+	o := parse(t)
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Port != 9443 || o.MetricsBindAddress != ":8080" || o.HealthProbeBindAddress != ":8081" || o.TLSMode != TLSModeFiles ||
+		o.Strict || o.Profiling || o.EnableHTTP2 || o.ProfilingBindAddress != "127.0.0.1:8082" {
+		t.Errorf("defaults %+v", o)
+	}
+	if s.onError != admission.ErrorPolicyAllow || !slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Create}) ||
+		s.selector.String() != "kpatch.dev/registry=true" || s.namespace != "from-pod" {
+		t.Errorf("parsed defaults %+v", s)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	o := parse(t, "--kubeconfig=/k", "--cert-dir=/tls", "--port=10443", "--metrics-bind-address=:9090",
+		"--health-probe-bind-address=:9091", "--registry-namespace=reg", "--registry-selector=team in (a,b)",
+		"--operations=create,UPDATE", "--strict", "--on-error=deny", "--profiling", "--profiling-bind-address=[::1]:6060",
+		"--enable-http2", "--tls-mode=self-managed", "--tls-secret-name=ca", "--tls-dns-names=a.svc,b.svc",
+		"--webhook-configuration-name=mwc", "--zap-log-level=debug")
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Kubeconfig != "/k" || o.CertDir != "/tls" || o.Port != 10443 || o.MetricsBindAddress != ":9090" || o.HealthProbeBindAddress != ":9091" ||
+		!o.Strict || !o.Profiling || o.ProfilingBindAddress != "[::1]:6060" || !o.EnableHTTP2 || o.TLSMode != TLSModeSelfManaged ||
+		o.TLSSecretName != "ca" || !slices.Equal(o.TLSDNSNames, []string{"a.svc", "b.svc"}) || o.WebhookConfigurationName != "mwc" {
+		t.Errorf("options %+v", o)
+	}
+	if s.namespace != "reg" || s.onError != admission.ErrorPolicyDeny || s.selector.String() != "team in (a,b)" ||
+		!slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Create, admissionv1.Update}) {
+		t.Errorf("parsed %+v", s)
+	}
+	if o.Zap.Level == nil {
+		t.Error("--zap-log-level was not bound")
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"selector":                 {[]string{"--registry-selector=a in ("}, "--registry-selector:"},
+		"operation":                {[]string{"--operations=DELETE"}, `--operations: "DELETE" is not CREATE or UPDATE`},
+		"no operation":             {[]string{"--operations="}, "--operations: at least one"},
+		"on-error":                 {[]string{"--on-error=sometimes"}, `--on-error: "sometimes": not allow or deny`},
+		"port":                     {[]string{"--port=70000"}, "--port: 70000 is not a port"},
+		"tls mode":                 {[]string{"--tls-mode=none"}, `--tls-mode: "none" is not files or self-managed`},
+		"self-managed, no names":   {[]string{"--tls-mode=self-managed", "--webhook-configuration-name=x"}, "--tls-dns-names: self-managed TLS needs"},
+		"self-managed, no config":  {[]string{"--tls-mode=self-managed", "--tls-dns-names=a"}, "--webhook-configuration-name: self-managed TLS needs"},
+		"profiling on every host":  {[]string{"--profiling", "--profiling-bind-address=:6060"}, "--profiling-bind-address: \":6060\" is not a loopback address"},
+		"profiling on the pod IP":  {[]string{"--profiling", "--profiling-bind-address=10.0.0.1:6060"}, "is not a loopback address"},
+		"profiling on all of IPv4": {[]string{"--profiling", "--profiling-bind-address=0.0.0.0:6060"}, "is not a loopback address"},
+		"profiling without a port": {[]string{"--profiling", "--profiling-bind-address=127.0.0.1"}, "--profiling-bind-address: address 127.0.0.1: missing port"},
+	} {
+		err := parse(t, c.args...).Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if err := parse(t, "--on-error=maybe").Validate(); !errors.Is(err, admission.ErrBadErrorPolicy) {
+		t.Errorf("--on-error's error is not ErrBadErrorPolicy: %v", err)
+	}
+	// every problem at once
+	err := parse(t, "--on-error=x", "--port=0", "--tls-mode=y").Validate()
+	if err == nil || strings.Count(err.Error(), "\n") != 2 {
+		t.Errorf("want three problems: %v", err)
+	}
+	// a loopback address that is not used is not checked
+	if err := parse(t, "--profiling-bind-address=:6060").Validate(); err != nil {
+		t.Errorf("profiling off: %v", err)
+	}
+}
+
+func TestCommandRefusesBadFlags(t *testing.T) {
+	cmd := NewCommand()
+	cmd.SetArgs([]string{"--on-error=sometimes"})
+	cmd.SetOut(&strings.Builder{})
+	cmd.SetErr(&strings.Builder{})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--on-error") {
+		t.Errorf("execute: %v", err)
+	}
+	cmd = NewCommand()
+	cmd.SetArgs([]string{"extra"})
+	cmd.SetOut(&strings.Builder{})
+	cmd.SetErr(&strings.Builder{})
+	if err := cmd.Execute(); err == nil {
+		t.Error("an argument was accepted")
+	}
+}

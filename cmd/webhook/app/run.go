@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+
+	corev1 "k8s.io/api/core/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/servingcert"
+)
+
+// Run runs the webhook until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	s, err := o.parse()
+	if err != nil {
+		return err
+	}
+	cfg, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	keeper, err := o.servingCertKeeper(s.namespace, cfg)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, o.managerOptions(s, o.tlsOptions(keeper)))
+	if err != nil {
+		return err
+	}
+	if keeper != nil {
+		keeper.SetClients(mgr.GetAPIReader(), mgr.GetClient())
+		if err := mgr.Add(keeper); err != nil {
+			return err
+		}
+	}
+	if err := o.setupWebhook(mgr, s); err != nil {
+		return err
+	}
+	if o.Profiling {
+		pprof, err := newProfilingServer(o.ProfilingBindAddress)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(pprof); err != nil {
+			return err
+		}
+	}
+	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
+		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2)
+	return mgr.Start(ctx)
+}
+
+// restConfig is --kubeconfig's configuration, else controller-runtime's
+// default ($KUBECONFIG, in-cluster, ~/.kube/config).
+func (o *Options) restConfig() (*rest.Config, error) {
+	if o.Kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	}
+	return ctrl.GetConfig()
+}
+
+// servingCertKeeper is the self-managed TLS's certificate keeper, nil in
+// files mode.
+func (o *Options) servingCertKeeper(namespace string, cfg *rest.Config) (*servingcert.Keeper, error) {
+	if o.TLSMode != TLSModeSelfManaged {
+		return nil, nil
+	}
+	return servingcert.New(servingcert.Options{
+		Namespace:            namespace,
+		SecretName:           o.TLSSecretName,
+		DNSNames:             o.TLSDNSNames,
+		WebhookConfiguration: o.WebhookConfigurationName,
+		RESTConfig:           cfg,
+		Log:                  ctrl.Log.WithName("tls"),
+	})
+}
+
+// tlsOptions are the TLS settings of the webhook and metrics servers: the
+// self-managed certificate if any, and HTTP/1.1 only unless --enable-http2.
+func (o *Options) tlsOptions(keeper *servingcert.Keeper) []func(*tls.Config) {
+	var opts []func(*tls.Config)
+	if keeper != nil {
+		opts = append(opts, keeper.TLSOption)
+	}
+	if !o.EnableHTTP2 {
+		opts = append(opts, disableHTTP2)
+	}
+	return opts
+}
+
+// disableHTTP2 offers HTTP/1.1 only, as kubebuilder's scaffold does by
+// default: HTTP/2's stream resets allow a cheap denial of service
+// (CVE-2023-44487, CVE-2023-39325).
+func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
+
+// managerOptions are the manager's: the webhook and metrics servers over
+// TLS, the probes, and a cache of the registry ConfigMaps only.
+func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.Options {
+	return ctrl.Options{
+		Scheme: clientgoscheme.Scheme,
+		// Metrics over HTTPS with the webhook's certificate; every scrape
+		// is authenticated (TokenReview) and authorized (a
+		// SubjectAccessReview of get on the /metrics URL) by the API server.
+		Metrics: metricsserver.Options{
+			BindAddress:    o.MetricsBindAddress,
+			SecureServing:  true,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+			CertDir:        o.CertDir,
+			TLSOpts:        tlsOpts,
+		},
+		HealthProbeBindAddress: o.HealthProbeBindAddress,
+		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
+		}},
+	}
+}
+
+// setupWebhook adds the registry watcher, the admission handler at
+// /mutate, readiness on the TLS listener and the health checks.
+func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
+	metrics := admission.NewMetrics(crmetrics.Registry)
+	watcher := &admission.Watcher{
+		Client:    mgr.GetClient(),
+		Namespace: s.namespace,
+		Selector:  s.selector,
+		Recorder:  mgr.GetEventRecorder("kpatch-webhook"),
+		Metrics:   metrics,
+		Log:       ctrl.Log.WithName("registry"),
+	}
+	if err := watcher.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	handler := &admission.Handler{
+		Registry:          watcher.Current,
+		RegistryNamespace: s.namespace,
+		Operations:        s.operations,
+		Strict:            o.Strict,
+		OnError:           s.onError,
+		Metrics:           metrics,
+	}
+	server := mgr.GetWebhookServer()
+	server.Register("/mutate", admission.WithRequestTimeout(&webhook.Admission{Handler: handler, LogConstructor: admission.LogConstructor}))
+	// Readiness on the TLS listener itself, for a probe that proves the
+	// certificate is served: ready once the registry has synced.
+	server.Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := watcher.Ready(r); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
+}

@@ -1,0 +1,186 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// File results, the values of the result label of
+// kpatch_file_applications_total. A file counts once per object it
+// targets; files that do not target an object do not count.
+const (
+	// FilePatched is a file that changed the object.
+	FilePatched = "patched"
+	// FileUnchanged is a file that applied and found the object as it
+	// says already (a reinvocation, an object written that way).
+	FileUnchanged = "unchanged"
+	// FileFailed is a file that failed on the object and left it
+	// untouched: an entry that does not fit, a panic, a result that
+	// cannot be encoded.
+	FileFailed = "failed"
+)
+
+// PanicError is a panic recovered while a patch file applied to an
+// object: that file fails for that object, the others still apply.
+type PanicError struct {
+	File  string
+	Value any
+	// Stack is the goroutine's stack where the panic happened.
+	Stack []byte
+}
+
+// Error names the file and the panic.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s: not applied: it panicked on the object: %v", e.File, e.Value)
+}
+
+// ErrUnencodable is a file's result that JSON cannot hold, such as a
+// non-finite number.
+var ErrUnencodable = errors.New("its result cannot be encoded as JSON")
+
+// fileRun is what one file did to one object.
+type fileRun struct {
+	file   string
+	result string // FilePatched, FileUnchanged or FileFailed
+	err    error  // why it failed
+}
+
+// objectRun is the files of a registry applied to one object.
+type objectRun struct {
+	in, out map[string]any
+	files   []fileRun
+}
+
+// applyFiles applies each patch that targets obj, in order, to the result
+// of the ones before it. Each file runs under recover: a panic fails that
+// file only. With checkEncoding, a file whose own changes do not encode as
+// a JSONPatch fails too. It returns ctx's error if ctx ends between two
+// files.
+func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
+	ref := objectRef(obj, opts.Namespace)
+	run := &objectRun{in: obj, out: obj}
+	for _, p := range patches {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !targets(p, &ref) {
+			continue
+		}
+		next, err := applyFile(p, run.out, opts)
+		if err == nil && checkEncoding {
+			if _, eerr := jsonPatch(run.out, next); eerr != nil {
+				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
+			}
+		}
+		fr := fileRun{file: p.Name(), err: err}
+		switch {
+		case err != nil:
+			fr.result = FileFailed
+		case sameValue(run.out, next):
+			fr.result = FileUnchanged
+		default:
+			fr.result = FilePatched
+			run.out = next
+		}
+		run.files = append(run.files, fr)
+	}
+	return run, nil
+}
+
+// applyFile applies one file, turning a panic into a *PanicError. The
+// engine never modifies its input, so obj is intact after a panic.
+func applyFile(p *kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = obj, &PanicError{File: p.Name(), Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return p.Apply(obj, opts)
+}
+
+// failed returns the files that failed.
+func (r *objectRun) failed() []fileRun {
+	var out []fileRun
+	for _, f := range r.files {
+		if f.err != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// objectRef identifies obj as the engine does: a namespace from the
+// request when the object has none.
+func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
+	ref := kpatch.ObjectRef{Namespace: namespace}
+	ref.APIVersion, _ = obj["apiVersion"].(string)
+	ref.Kind, _ = obj["kind"].(string)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		ref.Name, _ = md["name"].(string)
+		if ns, _ := md["namespace"].(string); ns != "" {
+			ref.Namespace = ns
+		}
+	}
+	return ref
+}
+
+// targets reports whether a header of the file addresses the object.
+func targets(p *kpatch.Patch, ref *kpatch.ObjectRef) bool {
+	f := p.File()
+	for _, m := range f.Merges {
+		if m.Target.Matches(ref) {
+			return true
+		}
+	}
+	for _, s := range f.Sections {
+		if s.Target.Matches(ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether two decoded JSON values are equal, without
+// looking inside the maps and lists they share: the engine's results
+// share every part they did not change with their input.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if sameContainer(x, y) {
+			return true
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if sameContainer(x, y) {
+			return true
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if scalar(a) && scalar(b) {
+		return sameScalar(a, b)
+	}
+	return reflect.DeepEqual(a, b)
+}

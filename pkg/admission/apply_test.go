@@ -1,0 +1,151 @@
+package admission
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	admissionv1 "k8s.io/api/admission/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// nullContainer is a Deployment whose container list holds a null item.
+const nullContainer = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
+"spec":{"template":{"spec":{"containers":[null]}}}}`
+
+// TestPanicFailsOnlyItsFile: a strategic merge patch over a list with a
+// null item panics in k8s.io/apimachinery's strategicpatch. That file
+// fails with a warning, a log line with the stack and the metrics; the
+// other files apply.
+func TestPanicFailsOnlyItsFile(t *testing.T) {
+	h := newHandler(t, map[string]string{
+		"a-sidecar.yaml": "- target: deployment.web\n  type: strategic\n  patch:\n    spec:\n      template:\n        spec:\n          containers:\n          - name: envoy\n            image: envoy\n",
+		"b-label.kpatch": "[deployment.web]\nlabels.b: applied\n",
+	})
+	var lines logLines
+	ctx := logf.IntoContext(context.Background(), lines.logger())
+	resp := h.Handle(ctx, request(admissionv1.Create, "shop", nullContainer))
+	ops := patchOf(t, resp)
+	if !resp.Allowed || len(ops) != 1 || ops[0].Path != "/metadata/labels" {
+		t.Fatalf("want b's label only: %+v", resp)
+	}
+	if len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], "kpatch: reg/a-sidecar.yaml: not applied: it panicked on the object: runtime error") {
+		t.Errorf("warnings %q", resp.Warnings)
+	}
+	if log := lines.String(); !strings.Contains(log, `"msg"="recovered a panic of a patch file"`) || !strings.Contains(log, `"file"="reg/a-sidecar.yaml"`) ||
+		!strings.Contains(log, "strategicpatch") {
+		t.Errorf("no log line with the stack:\n%s", log)
+	}
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeFile)); n != 1 {
+		t.Errorf("file panics %v", n)
+	}
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-sidecar.yaml", FileFailed)); n != 1 {
+		t.Errorf("failed applications %v", n)
+	}
+	h.Strict = true
+	if resp := h.Handle(ctx, request(admissionv1.Create, "shop", nullContainer)); resp.Allowed || !strings.Contains(resp.Result.Message, "panicked") {
+		t.Errorf("strict: %+v", resp)
+	}
+}
+
+// TestUnencodableFileIsDropped: a file whose result JSON cannot hold (a
+// non-finite number) is not applied, with a warning; the others are.
+func TestUnencodableFileIsDropped(t *testing.T) {
+	inf, err := kpatch.ParseAndCompile("reg/a-inf.yaml", []byte("- target: deployment.web\n  type: strategic\n  patch:\n    metadata:\n      annotations:\n        x: ${values.x}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	label, err := kpatch.ParseAndCompile("reg/b-label.kpatch", []byte("[deployment.web]\nlabels.b: applied\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry([]RegistryFile{
+		{Ref: FileRef{"reg", "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
+		{Ref: FileRef{"reg", "b-label.kpatch"}, Patch: label},
+	})
+	h := &Handler{Registry: func() *Registry { return reg }, Metrics: NewMetrics(prometheus.NewRegistry())}
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	ops := patchOf(t, resp)
+	if !resp.Allowed || len(ops) != 1 || ops[0].Path != "/metadata/labels" {
+		t.Fatalf("want b's label only: %+v", resp)
+	}
+	if len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], "kpatch: reg/a-inf.yaml: not applied: its result cannot be encoded as JSON: ") {
+		t.Errorf("warnings %q", resp.Warnings)
+	}
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-inf.yaml", FileFailed)); n != 1 {
+		t.Errorf("failed applications %v", n)
+	}
+}
+
+func TestFileApplicationsCounted(t *testing.T) {
+	h := newHandler(t, map[string]string{
+		"patches.kpatch": "[deployment.web]\nreplicas: 3\n",
+		"same.kpatch":    "[deployment.web]\nreplicas: 3\n",
+		"fails.kpatch":   "[deployment.web]\ncontainers[name=missing].image: x\n",
+		"other.kpatch":   "[deployment.api]\nreplicas: 5\n",
+	})
+	h.Metrics.SetFiles([]string{"reg/patches.kpatch", "reg/same.kpatch", "reg/fails.kpatch", "reg/other.kpatch"})
+	for range 2 {
+		h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+	}
+	for file, want := range map[string][3]float64{
+		"reg/patches.kpatch": {2, 0, 0},
+		"reg/same.kpatch":    {0, 2, 0}, // after patches.kpatch, replicas already are 3
+		"reg/fails.kpatch":   {0, 0, 2},
+		"reg/other.kpatch":   {0, 0, 0}, // does not target deployment web
+	} {
+		for i, result := range []string{FilePatched, FileUnchanged, FileFailed} {
+			if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues(file, result)); n != want[i] {
+				t.Errorf("%s %s: %v, want %v", file, result, n, want[i])
+			}
+		}
+	}
+}
+
+func TestSetFilesBoundsTheSeries(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	m.SetFiles([]string{"a/x.kpatch", "a/y.kpatch"})
+	if n := testutil.CollectAndCount(m.FileApplications); n != 6 {
+		t.Errorf("%d series, want 3 results of 2 files", n)
+	}
+	m.FileApplications.WithLabelValues("a/x.kpatch", FilePatched).Inc()
+	m.SetFiles([]string{"a/x.kpatch", "b/z.kpatch"})
+	if n := testutil.CollectAndCount(m.FileApplications); n != 6 {
+		t.Errorf("%d series after a file left, want 6", n)
+	}
+	if n := testutil.ToFloat64(m.FileApplications.WithLabelValues("a/x.kpatch", FilePatched)); n != 1 {
+		t.Errorf("a kept file's counter was reset: %v", n)
+	}
+	m.SetFiles(nil)
+	if n := testutil.CollectAndCount(m.FileApplications); n != 0 {
+		t.Errorf("%d series of an empty registry", n)
+	}
+	(*Metrics)(nil).SetFiles([]string{"a"}) // no metrics: nothing to do
+}
+
+func TestSameValue(t *testing.T) {
+	shared := map[string]any{"a": []any{int64(1), "x"}}
+	for _, c := range []struct {
+		a, b any
+		want bool
+	}{
+		{shared, shared, true},
+		{map[string]any{"s": shared}, map[string]any{"s": shared}, true},
+		{map[string]any{"n": int64(3)}, map[string]any{"n": float64(3)}, true},
+		{map[string]any{"n": int64(3)}, map[string]any{"n": int64(4)}, false},
+		{map[string]any{"n": int64(3)}, map[string]any{"m": int64(3)}, false},
+		{[]any{"a", nil}, []any{"a", nil}, true},
+		{[]any{"a"}, []any{"a", "b"}, false},
+		{[]any{map[string]any{}}, []any{[]any{}}, false},
+		{"x", map[string]any{}, false},
+	} {
+		if got := sameValue(c.a, c.b); got != c.want {
+			t.Errorf("sameValue(%v, %v) = %v", c.a, c.b, got)
+		}
+	}
+}
