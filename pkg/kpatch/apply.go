@@ -104,12 +104,7 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 			pl := op.planFor(ref.APIVersion, ref.Kind)
 			if e := a.run(pl, p.vars); e != nil {
 				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: e.line, Column: e.col},
-					Object: ref.String(),
-					Err:    e.err.err,
-					Msg:    e.err.msg,
-				})
+				errs = append(errs, e.applyError(p.name, ref))
 			}
 		}
 	}
@@ -119,20 +114,14 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 	return errs
 }
 
-// runError is a problem of one plan with its position.
-type runError struct {
-	line, col int
-	err       *problem
-}
-
 // run executes one plan from the root.
-func (a *applier) run(pl *plan, vars *Variables) *runError {
+func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
-		return &runError{pl.line, pl.errCol, pl.err}
+		return pl.err.at(pl.line, pl.errCol)
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
-		return &runError{pl.line, pl.valueCol, err}
+		return err.at(pl.line, pl.valueCol)
 	}
 	return a.walk(slot{}, pl, 0, val, vars)
 }
@@ -293,7 +282,7 @@ func (a *applier) newMap() map[string]any {
 }
 
 // walk performs steps[i:] of pl on the value in s.
-func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runError {
+func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
 		if !present || !equalValue(cur, val) {
@@ -303,7 +292,7 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runEr
 	}
 	st := &pl.steps[i]
 	last := i == len(pl.steps)-1
-	fail := func(err *problem) *runError { return &runError{pl.line, pl.stepCol(i), err} }
+	fail := func(err *problem) *problem { return err.at(pl.line, pl.stepCol(i)) }
 	at := func() string { return Path(pl.steps[:i]).String() }
 	switch st.Kind {
 	case imagePart, maybeImagePart:
@@ -428,7 +417,7 @@ func matches(item any, st *Segment) bool {
 }
 
 // insert adds an item to the list in s, or updates its twin in place.
-func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *runError, at func() string) *runError {
+func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *problem, at func() string) *problem {
 	var list []any
 	switch c := cur.(type) {
 	case []any:
@@ -516,7 +505,7 @@ func nameOf(v any) (string, bool) {
 }
 
 // build makes the item of an insertion header from its entries.
-func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *runError) {
+func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 	holder := []any{a.newMap()}
 	a.owned = append(a.owned, listPointer(holder))
 	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
@@ -526,11 +515,11 @@ func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *runError) {
 }
 
 // applyBuild applies an insertion header's entries to the item in s.
-func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
+func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	for _, sub := range pl.build {
 		val, err := sub.resolveValue(vars)
 		if err != nil {
-			return &runError{sub.line, sub.valueCol, err}
+			return err.at(sub.line, sub.valueCol)
 		}
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e
@@ -540,7 +529,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
 }
 
 // deleteItems removes the items of the list in s that st selects.
-func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) *runError, at func() string) *runError {
+func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) *problem, at func() string) *problem {
 	var list []any
 	switch c := cur.(type) {
 	case []any:
@@ -580,7 +569,7 @@ func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) 
 }
 
 // setImagePart replaces one part of the image reference in s.
-func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*problem) *runError) *runError {
+func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*problem) *problem) *problem {
 	var old string
 	switch c := cur.(type) {
 	case string:

@@ -98,18 +98,44 @@ func (l ErrorList) Err() error {
 	return l
 }
 
-// problem is an error without a position yet: the walk that finds it does
-// not know which line it came from.
+// problem is the one internal error of the engine: a sentinel cause, a
+// message and, once known, the line and column it is reported at. It
+// becomes a ParseError or an ApplyError at the package's boundary.
+// Compiled patches share problems: at returns a placed copy.
 type problem struct {
-	err error
-	msg string
+	err       error
+	msg       string
+	line, col int
 }
 
 func (p *problem) Error() string { return p.msg }
 func (p *problem) Unwrap() error { return p.err }
 
+// errorf makes a problem whose position the caller adds.
 func errorf(sentinel error, format string, args ...any) *problem {
 	return &problem{err: sentinel, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorAt makes a problem at a column of a line the caller knows.
+func errorAt(col int, sentinel error, format string, args ...any) *problem {
+	return &problem{err: sentinel, msg: fmt.Sprintf(format, args...), col: col}
+}
+
+// at returns a copy of p placed at line and column.
+func (p *problem) at(line, col int) *problem {
+	q := *p
+	q.line, q.col = line, col
+	return &q
+}
+
+// parseError turns a placed problem into a ParseError of file.
+func (p *problem) parseError(file string) *ParseError {
+	return &ParseError{Pos: Position{File: file, Line: p.line, Column: p.col}, Err: p.err, Msg: p.msg}
+}
+
+// applyError turns a placed problem into an ApplyError of file on obj.
+func (p *problem) applyError(file string, obj *ObjectRef) *ApplyError {
+	return &ApplyError{Pos: Position{File: file, Line: p.line, Column: p.col}, Object: obj.String(), Err: p.err, Msg: p.msg}
 }
 
 // sortErrors orders parse errors by line and column.

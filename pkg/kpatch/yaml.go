@@ -151,7 +151,7 @@ func yamlTarget(n, entry *yaml.Node, fail func(*yaml.Node, error, string, ...any
 	if n.Kind == yaml.ScalarNode {
 		t, used, err := parseTarget(n.Value, n.Column)
 		if err == nil && used != len(n.Value) {
-			err = lineErrorf(n.Column+used, ErrSyntax, "a target is kind.name; a path belongs in the patch")
+			err = errorAt(n.Column+used, ErrSyntax, "a target is kind.name; a path belongs in the patch")
 		}
 		if err != nil {
 			fail(&yaml.Node{Line: n.Line, Column: err.col}, err.err, "%s", err.msg)
@@ -180,11 +180,11 @@ func yamlTarget(n, entry *yaml.Node, fail func(*yaml.Node, error, string, ...any
 
 // yamlValue turns a YAML node into an entry value: a scalar, a template,
 // or a structured tree (whose strings may hold variables).
-func yamlValue(n *yaml.Node) (Value, *lineError) {
+func yamlValue(n *yaml.Node) (Value, *problem) {
 	if n.Kind == yaml.ScalarNode {
 		var v any
 		if err := n.Decode(&v); err != nil {
-			return Value{}, lineErrorf(n.Column, ErrValue, "invalid value: %v", err)
+			return Value{}, errorAt(n.Column, ErrValue, "invalid value: %v", err)
 		}
 		v = normalizeYAML(v)
 		if s, ok := v.(string); ok && strings.Contains(s, "${") {
@@ -206,7 +206,7 @@ func yamlValue(n *yaml.Node) (Value, *lineError) {
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return Value{}, lineErrorf(n.Column, ErrValue, "invalid value: %v", err)
+		return Value{}, errorAt(n.Column, ErrValue, "invalid value: %v", err)
 	}
 	return Value{Tree: normalizeYAML(v)}, nil
 }
