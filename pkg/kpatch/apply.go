@@ -57,9 +57,10 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // maps and lists it has already copied (and may change in place), and an
 // undo log that takes a failed file's changes back out.
 type applier struct {
-	root  map[string]any
-	owned []unsafe.Pointer
-	undo  []undoRecord
+	root   map[string]any
+	owned  []unsafe.Pointer
+	undo   []undoRecord
+	images []imageWrite // image references set by parts, checked when the file is done
 }
 
 type undoRecord struct {
@@ -77,39 +78,44 @@ func (a *applier) reset() {
 	a.owned = a.owned[:0]
 	clear(a.undo)
 	a.undo = a.undo[:0]
+	clear(a.images)
+	a.images = a.images[:0]
 	a.root = nil
 }
 
-// applyPatch applies one file atomically and appends its errors.
+// applyPatch applies one file atomically and appends its errors. A file
+// that fails, or leaves an image reference it built invalid, is rolled
+// back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
-	mark := len(a.undo)
-	failed := false
+	mark, images, before := len(a.undo), len(a.images), len(errs)
 	for _, s := range p.sections {
-		if !s.target.Matches(ref) {
-			continue
-		}
-		if s.merge != nil {
-			if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
-				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col},
-					Object: ref.String(),
-					Err:    e.err,
-					Msg:    e.msg,
-				})
-			}
-			continue
-		}
-		for _, op := range s.ops {
-			pl := op.planFor(ref.APIVersion, ref.Kind)
-			if e := a.run(pl, p.vars); e != nil {
-				failed = true
-				errs = append(errs, e.applyError(p.name, ref))
-			}
+		if s.target.Matches(ref) {
+			errs = a.applySection(s, ref, p, errs)
 		}
 	}
-	if failed {
+	if len(errs) == before {
+		errs = a.checkImages(images, p.name, ref, errs)
+	}
+	if len(errs) > before {
 		a.rollback(mark)
+	}
+	clear(a.images[images:])
+	a.images = a.images[:images]
+	return errs
+}
+
+// applySection applies one section of p and appends its errors.
+func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+	if s.merge != nil {
+		if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
+		return errs
+	}
+	for _, op := range s.ops {
+		if e := a.run(op.planFor(ref.APIVersion, ref.Kind), p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
 	}
 	return errs
 }
@@ -117,7 +123,7 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 // run executes one plan from the root.
 func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
-		return pl.err.at(pl.line, pl.errCol)
+		return pl.err
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
@@ -137,7 +143,7 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf)
+		out, err := coerceTree(tree, pl.leaf, nil, false)
 		if err != nil {
 			return nil, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg)
 		}
@@ -298,7 +304,7 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *probl
 	case imagePart, maybeImagePart:
 		// without a schema only a string is an image reference
 		if _, isString := cur.(string); isString || st.Kind == imagePart {
-			return a.setImagePart(s, cur, pl, val, fail)
+			return a.setImagePart(s, cur, pl, val, pl.stepCol(i), fail)
 		}
 		fallthrough
 	case Field:
@@ -416,7 +422,8 @@ func matches(item any, st *Segment) bool {
 	return textEquals(v, st.Value)
 }
 
-// insert adds an item to the list in s, or updates its twin in place.
+// insert adds an item to the list in s, or updates its twin in place
+// (see twin).
 func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *problem, at func() string) *problem {
 	var list []any
 	switch c := cur.(type) {
@@ -434,40 +441,12 @@ func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *
 		}
 		item = built
 	}
-	if j := twin(list, item); j >= 0 {
-		if pl.build == nil {
-			return nil
-		}
-		l := a.writableList(s, list)
-		return a.applyBuild(slot{l: l, idx: j}, pl, vars)
+	if j := twin(list, item, pl.mergeKey); j >= 0 {
+		return a.updateTwin(s, list, j, pl, item, vars)
 	}
-	pos := len(list)
-	switch {
-	case st.Kind == Append || st.Last:
-	case st.ByMatch:
-		pos = -1
-		for j := range list {
-			if matches(list[j], st) {
-				pos = j
-				break
-			}
-		}
-		if pos < 0 {
-			return fail(errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value)))
-		}
-		if st.Kind == InsertAfter {
-			pos++
-		}
-	case st.Kind == InsertBefore:
-		if st.Index > len(list) {
-			return fail(errorf(ErrIndex, "cannot insert before index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index
-	default:
-		if st.Index >= len(list) {
-			return fail(errorf(ErrIndex, "cannot insert after index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index + 1
+	pos, err := insertPos(list, st, at)
+	if err != nil {
+		return fail(err)
 	}
 	out := make([]any, 0, len(list)+1)
 	out = append(out, list[:pos]...)
@@ -478,30 +457,32 @@ func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *
 	return nil
 }
 
-// twin finds the item an insertion updates instead of adding: one equal
-// to the new item, or one with the same name.
-func twin(list []any, item any) int {
-	name, _ := nameOf(item)
-	for j, it := range list {
-		if name != "" {
-			if n, _ := nameOf(it); n == name {
-				return j
+// insertPos is where an insertion puts its item in list.
+func insertPos(list []any, st *Segment, at func() string) (int, *problem) {
+	switch {
+	case st.Kind == Append || st.Last:
+		return len(list), nil
+	case st.ByMatch:
+		for j := range list {
+			if !matches(list[j], st) {
+				continue
 			}
+			if st.Kind == InsertAfter {
+				j++
+			}
+			return j, nil
 		}
-		if equalValue(it, item) {
-			return j
+		return 0, errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value))
+	case st.Kind == InsertBefore:
+		if st.Index > len(list) {
+			return 0, errorf(ErrIndex, "cannot insert before index %d: %s has %d items", st.Index, at(), len(list))
 		}
+		return st.Index, nil
 	}
-	return -1
-}
-
-func nameOf(v any) (string, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return "", false
+	if st.Index >= len(list) {
+		return 0, errorf(ErrIndex, "cannot insert after index %d: %s has %d items", st.Index, at(), len(list))
 	}
-	n, ok := m["name"].(string)
-	return n, ok
+	return st.Index + 1, nil
 }
 
 // build makes the item of an insertion header from its entries.
@@ -568,8 +549,9 @@ func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) 
 	return nil
 }
 
-// setImagePart replaces one part of the image reference in s.
-func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*problem) *problem) *problem {
+// setImagePart replaces one part of the image reference in s; the
+// reference is checked when the file is done with the object.
+func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, col int, fail func(*problem) *problem) *problem {
 	var old string
 	switch c := cur.(type) {
 	case string:
@@ -595,6 +577,9 @@ func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*pr
 	}
 	if ref != old || cur == nil {
 		a.set(s, ref)
+	}
+	if s.m != nil {
+		a.images = append(a.images, imageWrite{m: s.m, key: s.key, line: pl.line, col: col})
 	}
 	return nil
 }

@@ -29,6 +29,15 @@ var (
 	ErrType = errors.New("type mismatch")
 	// ErrImage is an image reference that cannot be parsed or rebuilt.
 	ErrImage = errors.New("invalid image reference")
+	// ErrUnknownKind is a target kind that is a plural, a short name or a
+	// near miss of a built-in kind, or that a built-in API group lacks.
+	ErrUnknownKind = errors.New("unknown kind")
+	// ErrUnmatchable is a target that no object can match: an API group
+	// or version that does not exist, a name or namespace no object has.
+	ErrUnmatchable = errors.New("target matches nothing")
+	// ErrNotIdempotent is a construct that changes the object again each
+	// time its file runs; Check reports it as a warning.
+	ErrNotIdempotent = errors.New("not idempotent")
 )
 
 // Position is a place in a patch file. Line and Column count from 1;

@@ -22,6 +22,8 @@ type Section struct {
 	Line    int
 	Col     int
 	Entries []*Entry
+
+	targetPos Position // where the target's kind is written (file unset)
 }
 
 // Entry is one `key: value` line.
@@ -80,6 +82,7 @@ func Parse(name string, src []byte) (*File, error) {
 				continue
 			}
 			s.Line, s.Col = lineNo, col
+			s.targetPos = Position{Line: lineNo, Column: col + 1 + kindOffset(&s.Target)}
 			f.Sections = append(f.Sections, s)
 			cur = s
 		default:

@@ -43,7 +43,8 @@ type Segment struct {
 	// Col is the segment's column on its line.
 	Col int
 
-	header bool // the segment came from the header, not the key
+	header    bool // the segment came from the header, not the key
+	overItems bool // compiled: a field of every item of the list before it
 }
 
 // Path is a sequence of segments, from a header and a key.

@@ -15,7 +15,8 @@ type Value struct {
 	// Raw is the source text without an inline comment.
 	Raw string
 	// Scalar is the value when it holds no variable: string, int64,
-	// float64, bool or nil.
+	// float64, bool, nil, or json.Number for an integer beyond 64 bits
+	// (every digit kept).
 	Scalar any
 	// Parts is the template of a value that holds variables, nil otherwise.
 	Parts []ValuePart
@@ -24,6 +25,8 @@ type Value struct {
 	// Tree is a map or list value, which only YAML patch files have; its
 	// strings may hold variables.
 	Tree any
+
+	src *treeSource // where Tree's nodes are in a YAML patch file
 }
 
 // ValuePart is literal text or one variable of a template.
@@ -266,6 +269,9 @@ func resolvePlain(s string) (any, *problem) {
 		return nil, errorf(ErrValue, "%s cannot be held in a Kubernetes object (JSON has no infinity or NaN); quote it for text", s)
 	default:
 		return s, nil
+	}
+	if err != nil && intRE.MatchString(s) {
+		return json.Number(strings.TrimPrefix(s, "+")), nil // beyond 64 bits: every digit kept
 	}
 	if err != nil {
 		return nil, errorf(ErrValue, "integer %s is out of range", s)
