@@ -57,16 +57,17 @@ func groupProblem(t *Target) *problem {
 		return nil
 	}
 	var versions []string
+	kind := t.Kind
 	for _, ks := range schemasFor(t.Kind) {
 		if ks.gvk.Group == group {
-			versions = append(versions, ks.gvk.Version)
+			versions, kind = append(versions, ks.gvk.Version), ks.gvk.Kind
 		}
 	}
 	if len(versions) == 0 {
 		return errorf(ErrUnknownKind, "the API group %s has no kind %q%s", t.Group, t.Kind, kindGroupsHint(t.Kind))
 	}
 	if t.Version != "" && !slices.Contains(versions, t.Version) {
-		return errorf(ErrUnmatchable, "%s(%s) has no version %q; its versions are %s", t.Kind, t.Group, t.Version, strings.Join(versions, ", "))
+		return errorf(ErrUnmatchable, "%s(%s) has no version %q; its versions are %s", kind, t.Group, t.Version, strings.Join(versions, ", "))
 	}
 	return nil
 }
