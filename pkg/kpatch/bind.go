@@ -20,19 +20,17 @@ func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 // checked version of its kind, and reports the values that fail on all.
 func (p *Patch) variableProblems() ErrorList {
 	var errs ErrorList
+	add := func(err *problem) {
+		if err != nil {
+			errs = append(errs, err.parseError(p.name))
+		}
+	}
 	for _, s := range p.sections {
-		var err *problem
 		if s.merge != nil {
-			err = s.merge.variableProblem(s.checked, p.vars)
-			if err != nil {
-				errs = append(errs, err.parseError(p.name))
-			}
-			continue
+			add(s.merge.variableProblem(s.checked, p.vars))
 		}
 		for _, op := range s.ops {
-			if err = op.variableProblem(s.checked, p.vars); err != nil {
-				errs = append(errs, err.parseError(p.name))
-			}
+			add(op.variableProblem(s.checked, p.vars))
 		}
 	}
 	return errs
@@ -64,7 +62,11 @@ func (pl *plan) valueProblem(vars *Variables) *problem {
 		if q.tmpl == nil {
 			continue
 		}
-		if _, err := q.resolveValue(vars); err != nil {
+		v, err := q.resolveValue(vars)
+		if err == nil {
+			err = q.checkImagePart(v)
+		}
+		if err != nil {
 			return err.at(q.line, q.valueCol)
 		}
 	}
