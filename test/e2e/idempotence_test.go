@@ -133,7 +133,7 @@ func secondWebhookConfiguration(ns, url string) *admissionregistrationv1.Mutatin
 			FailurePolicy:           &failure,
 			ReinvocationPolicy:      &never,
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: env.CAData},
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
