@@ -90,16 +90,17 @@ func isBuiltinGroup(group string) bool {
 
 // suggestKind returns the built-in kind an unknown kind most likely
 // means, with why: its plural or short name, or a near miss (one letter
-// added, removed, changed or two swapped, for names of four letters or
-// more). ok is false for a name that resembles no built-in kind: a custom
-// resource's kind.
+// added, removed, changed or two swapped, for names of five letters or
+// more: a shorter custom resource kind, such as Rule, is too easily one
+// letter away from a built-in one). ok is false for a name that resembles
+// no built-in kind: a custom resource's kind.
 func suggestKind(name string) (kind, why string, ok bool) {
 	kindNames.once.Do(loadKindNames)
 	name = strings.ToLower(name)
 	if n, found := kindNames.names[name]; found {
 		return n.kind, n.how, true
 	}
-	if len(name) < 4 {
+	if len(name) < 5 {
 		return "", "", false
 	}
 	for _, k := range kindNames.kinds {
