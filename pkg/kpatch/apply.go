@@ -578,7 +578,8 @@ func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, col int, fail
 	if ref != old || cur == nil {
 		a.set(s, ref)
 	}
-	if s.m != nil {
+	if s.m != nil && splitImage(ref).path == "" {
+		// not a reference yet: checked when the file is done
 		a.images = append(a.images, imageWrite{m: s.m, key: s.key, line: pl.line, col: col})
 	}
 	return nil

@@ -48,14 +48,14 @@ func mismatch(v any, n *typeNode) *problem {
 
 func coerceString(v any, n *typeNode, raw string) (any, *problem) {
 	s, isStr := v.(string)
-	if !isStr {
+	if !isStr && raw != "" {
+		s = raw
+	} else if !isStr {
 		text, ok := scalarText(v)
 		if !ok {
 			return nil, mismatch(v, n)
 		}
-		if s = text; raw != "" {
-			s = raw
-		}
+		s = text
 	}
 	if n.kind == tBytes {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {

@@ -232,7 +232,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
 		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
 		return pl
 	}
-	pl.resolve(ks, dottedName(s))
+	pl.resolve(ks, s)
 	if pl.err == nil && e != nil && pl.act != actDelete {
 		pl.setValue(&e.Value, e.ValueCol)
 	}
@@ -244,7 +244,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
 func compileInsertSection(ks *kindSchema, s *Section) *plan {
 	pl := &plan{line: s.Line, col: s.Col}
 	pl.steps, pl.act = combine(s.Path, nil)
-	if pl.resolve(ks, dottedName(s)); pl.err != nil {
+	if pl.resolve(ks, s); pl.err != nil {
 		return pl
 	}
 	for _, e := range s.Entries {

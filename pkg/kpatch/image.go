@@ -139,9 +139,10 @@ type imageWrite struct {
 	line, col int
 }
 
-// checkImages checks the image references the file built part by part
-// since images[from]: once the file is done, each must be a valid
-// reference (`image.tag: v1` alone on an item without an image is not).
+// checkImages checks the image references the file left without a
+// repository since images[from] (setImageRefPart checked the others):
+// once the file is done, each must be a valid reference (`image.tag: v1`
+// alone on an item without an image is not).
 func (a *applier) checkImages(from int, file string, ref *ObjectRef, errs ErrorList) ErrorList {
 	for i, w := range a.images[from:] {
 		if seenImage(a.images[from:from+i], w) {

@@ -2,13 +2,11 @@ package kpatch
 
 import "strings"
 
-// resolve expands the shorthand of the path and checks it against the
-// schema ks (nil: a kind without one). dotted, when not empty, is how
-// the header would read if its target's name held the first segment of
-// its path: a hint for a name with dots written without brackets.
-func (pl *plan) resolve(ks *kindSchema, dotted string) {
+// resolve expands the shorthand of the path of an entry of s and checks
+// it against the schema ks (nil: a kind without one).
+func (pl *plan) resolve(ks *kindSchema, s *Section) {
 	if err := pl.expandShorthand(ks); err != nil {
-		if err.err == ErrUnknownField && pl.steps[0].header && dotted != "" {
+		if dotted := dottedName(s); err.err == ErrUnknownField && pl.steps[0].header && dotted != "" {
 			err.msg += "; if the object's name holds a dot, bracket it: " + dotted
 		}
 		pl.fail(pl.stepCol(0), err)
