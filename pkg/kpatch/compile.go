@@ -122,6 +122,9 @@ func targetSchemas(t *Target) ([]*kindSchema, int) {
 func compileSection(s *Section) *section {
 	kinds, current := targetSchemas(&s.Target)
 	cs := &section{target: s.Target, targetPos: s.targetPos, checked: current}
+	if cs.targetPos.Line == 0 { // a section built without the parser
+		cs.targetPos = Position{Line: s.Line, Column: s.Col}
+	}
 	compileOp := func(build func(ks *kindSchema) *plan) {
 		op := &operation{generic: build(nil)}
 		for _, ks := range kinds {

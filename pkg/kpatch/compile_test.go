@@ -153,6 +153,10 @@ func TestBind(t *testing.T) {
 	if got := list[1].Error(); !strings.HasPrefix(got, "f:6:12: ") || !errors.Is(list[1], ErrVariable) {
 		t.Errorf("an undefined variable: %v", got)
 	}
+	img := mustPatch(t, "f", "[deployment.web.containers.name=app]\nimage.tag: ${values.tag}\n")
+	if _, err := img.Bind(&Variables{Values: map[string]any{"tag": "bad tag"}}); !errors.Is(err, ErrImage) || !strings.HasPrefix(err.Error(), "f:2:12: ") {
+		t.Errorf("an image tag from a variable: %v", err)
+	}
 	y := mustPatch(t, "f.yaml", "- target: deployment.web\n  type: strategic\n  patch:\n    spec:\n      replicas: ${values.n}\n")
 	if _, err := y.Bind(&Variables{Values: map[string]any{"n": "x"}}); !errors.Is(err, ErrValue) || !strings.HasPrefix(err.Error(), "f.yaml:5:17: ") {
 		t.Errorf("a strategic patch's variable: %v", err)

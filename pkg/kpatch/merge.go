@@ -42,7 +42,11 @@ func compileMerge(m *MergeEntry) *section {
 		}
 		op.schemas = append(op.schemas, mp)
 	}
-	return &section{target: m.Target, targetPos: m.targetPos, merge: op, checked: current}
+	pos := m.targetPos
+	if pos.Line == 0 { // an entry built without the parser
+		pos = Position{Line: m.Line, Column: m.Col}
+	}
+	return &section{target: m.Target, targetPos: pos, merge: op, checked: current}
 }
 
 // convert converts a patch to the schema below root.

@@ -41,7 +41,7 @@ func (v *Variables) lookup(ref *VarRef) (any, *problem) {
 		return nil, errorf(ErrVariable, "feature %s is %v; features are booleans", ref, val)
 	}
 	if !jsonScalar(val) {
-		return nil, errorf(ErrVariable, "variable %s is %v, which a Kubernetes object cannot hold (JSON has no infinity or NaN)", ref, val)
+		return nil, errorf(ErrVariable, "variable %s is %v (%T); a variable is text, a boolean, null or a finite number (JSON has no infinity or NaN)", ref, val, val)
 	}
 	return val, nil
 }
