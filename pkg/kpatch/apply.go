@@ -127,7 +127,7 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
-		return err.at(pl.line, pl.valueCol)
+		return err.orAt(pl.line, pl.valueCol)
 	}
 	return a.walk(slot{}, pl, 0, val, vars)
 }
@@ -143,9 +143,9 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf, nil, false)
+		out, err := coerceTree(tree, pl.leaf, t.src, false)
 		if err != nil {
-			return nil, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg)
+			return nil, err.prefixed(Path(pl.steps).String())
 		}
 		return out, nil
 	}
@@ -500,7 +500,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	for _, sub := range pl.build {
 		val, err := sub.resolveValue(vars)
 		if err != nil {
-			return err.at(sub.line, sub.valueCol)
+			return err.orAt(sub.line, sub.valueCol)
 		}
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e

@@ -67,7 +67,7 @@ func (pl *plan) valueProblem(vars *Variables) *problem {
 			err = q.checkImagePart(v)
 		}
 		if err != nil {
-			return err.at(q.line, q.valueCol)
+			return err.orAt(q.line, q.valueCol)
 		}
 	}
 	return nil

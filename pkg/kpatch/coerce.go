@@ -242,7 +242,7 @@ func (c *treeCoercer) listValue(x []any, n *typeNode) (any, *problem) {
 // known, puts it at the value's line and column (or its key's).
 func (c *treeCoercer) fail(err *problem, atKey bool) *problem {
 	if len(c.path) > 0 {
-		err = errorf(err.err, "%s: %s", treePathText(c.path), err.msg)
+		err = err.prefixed(treePathText(c.path))
 	}
 	if node, ok := c.src.node(c.path); ok {
 		if atKey && node.keyLine > 0 {

@@ -318,7 +318,7 @@ func (pl *plan) setValue(v *Value, col int) {
 	if v.Tree != nil {
 		val, err := coerceTree(v.Tree, pl.leaf, v.src, false)
 		if err != nil {
-			pl.fail(col, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg).at(err.line, err.col))
+			pl.fail(col, err.prefixed(Path(pl.steps).String()))
 			return
 		}
 		pl.value = val
@@ -332,7 +332,7 @@ func (pl *plan) setValue(v *Value, col int) {
 		err = pl.checkImagePart(val)
 	}
 	if err != nil {
-		pl.fail(col, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg))
+		pl.fail(col, err.prefixed(Path(pl.steps).String()))
 		return
 	}
 	pl.value = val

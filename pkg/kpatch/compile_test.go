@@ -157,6 +157,10 @@ func TestBind(t *testing.T) {
 	if _, err := img.Bind(&Variables{Values: map[string]any{"tag": "bad tag"}}); !errors.Is(err, ErrImage) || !strings.HasPrefix(err.Error(), "f:2:12: ") {
 		t.Errorf("an image tag from a variable: %v", err)
 	}
+	tree := mustPatch(t, "f.yaml", "- target: deployment.web\n  patch:\n    containers[name=app].resources:\n      limits: {cpu: \"${values.cpu}\"}\n")
+	if _, err := tree.Bind(&Variables{Values: map[string]any{"cpu": "lots"}}); !errors.Is(err, ErrValue) || !strings.HasPrefix(err.Error(), "f.yaml:4:21: ") {
+		t.Errorf("a variable in a tree: %v", err)
+	}
 	y := mustPatch(t, "f.yaml", "- target: deployment.web\n  type: strategic\n  patch:\n    spec:\n      replicas: ${values.n}\n")
 	if _, err := y.Bind(&Variables{Values: map[string]any{"n": "x"}}); !errors.Is(err, ErrValue) || !strings.HasPrefix(err.Error(), "f.yaml:5:17: ") {
 		t.Errorf("a strategic patch's variable: %v", err)

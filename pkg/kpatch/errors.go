@@ -137,6 +137,23 @@ func (p *problem) at(line, col int) *problem {
 	return &q
 }
 
+// prefixed returns a copy of p whose message starts with prefix, such
+// as the path of the field.
+func (p *problem) prefixed(prefix string) *problem {
+	q := *p
+	q.msg = prefix + ": " + p.msg
+	return &q
+}
+
+// orAt returns p placed at line and column unless it has a place of its
+// own.
+func (p *problem) orAt(line, col int) *problem {
+	if p.line > 0 {
+		return p
+	}
+	return p.at(line, col)
+}
+
 // parseError turns a placed problem into a ParseError of file.
 func (p *problem) parseError(file string) *ParseError {
 	return &ParseError{Pos: Position{File: file, Line: p.line, Column: p.col}, Err: p.err, Msg: p.msg}
