@@ -150,3 +150,17 @@ func TestQuantitiesAreCanonical(t *testing.T) {
 		t.Errorf("limits %v, requests %v", lim, req)
 	}
 }
+
+// TestInfinityBuiltWithoutTheParser: a syntax tree built in Go with an
+// infinite value does not compile.
+func TestInfinityBuiltWithoutTheParser(t *testing.T) {
+	target := Target{Kind: "Widget", Name: "w", NameLiteral: true}
+	for _, f := range []*File{
+		{Name: "f", Sections: []*Section{{Target: target, Line: 1, Col: 1, Entries: []*Entry{{Key: Path{{Kind: Field, Name: "spec"}, {Kind: Field, Name: "x"}}, Value: Value{Scalar: math.Inf(1)}, Line: 2, Col: 1, ValueCol: 8}}}}},
+		{Name: "f", Merges: []*MergeEntry{{Target: target, Patch: map[string]any{"spec": map[string]any{"x": math.NaN()}}, Line: 1, Col: 3}}},
+	} {
+		if _, err := Compile(f); !errors.Is(err, ErrValue) {
+			t.Errorf("compiled: %v", err)
+		}
+	}
+}

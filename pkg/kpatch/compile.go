@@ -317,6 +317,9 @@ func (pl *plan) setValue(v *Value, col int) {
 	}
 	if v.Tree != nil {
 		val, err := coerceTree(v.Tree, pl.leaf, v.src, false)
+		if err == nil && !finite(val) { // a Value built without the parser
+			err = errorf(ErrValue, "the value holds an infinity or NaN, which JSON cannot carry")
+		}
 		if err != nil {
 			pl.fail(col, err.prefixed(Path(pl.steps).String()))
 			return
@@ -330,6 +333,9 @@ func (pl *plan) setValue(v *Value, col int) {
 	val, err := coerce(v.Scalar, pl.valueLeaf(), pl.raw)
 	if err == nil {
 		err = pl.checkImagePart(val)
+	}
+	if err == nil && !finite(val) { // a Value built without the parser
+		err = errorf(ErrValue, "%v cannot be held in a Kubernetes object (JSON has no infinity or NaN)", val)
 	}
 	if err != nil {
 		pl.fail(col, err.prefixed(Path(pl.steps).String()))

@@ -42,6 +42,12 @@ func compileMerge(m *MergeEntry) *section {
 		}
 		op.schemas = append(op.schemas, mp)
 	}
+	if !finite(m.Patch) { // an entry built without the parser
+		err := op.place(errorf(ErrValue, "the patch holds an infinity or NaN, which JSON cannot carry"))
+		for _, mp := range append(op.schemas, op.generic) {
+			mp.err = err
+		}
+	}
 	pos := m.targetPos
 	if pos.Line == 0 { // an entry built without the parser
 		pos = Position{Line: m.Line, Column: m.Col}
