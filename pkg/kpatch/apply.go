@@ -57,9 +57,10 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // maps and lists it has already copied (and may change in place), and an
 // undo log that takes a failed file's changes back out.
 type applier struct {
-	root  map[string]any
-	owned []unsafe.Pointer
-	undo  []undoRecord
+	root   map[string]any
+	owned  []unsafe.Pointer
+	undo   []undoRecord
+	images []imageWrite // image references set by parts, checked when the file is done
 }
 
 type undoRecord struct {
@@ -77,62 +78,56 @@ func (a *applier) reset() {
 	a.owned = a.owned[:0]
 	clear(a.undo)
 	a.undo = a.undo[:0]
+	clear(a.images)
+	a.images = a.images[:0]
 	a.root = nil
 }
 
-// applyPatch applies one file atomically and appends its errors.
+// applyPatch applies one file atomically and appends its errors. A file
+// that fails, or leaves an image reference it built invalid, is rolled
+// back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
-	mark := len(a.undo)
-	failed := false
+	mark, images, before := len(a.undo), len(a.images), len(errs)
 	for _, s := range p.sections {
-		if !s.target.Matches(ref) {
-			continue
-		}
-		if s.merge != nil {
-			if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
-				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col},
-					Object: ref.String(),
-					Err:    e.err,
-					Msg:    e.msg,
-				})
-			}
-			continue
-		}
-		for _, op := range s.ops {
-			pl := op.planFor(ref.APIVersion, ref.Kind)
-			if e := a.run(pl, p.vars); e != nil {
-				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: e.line, Column: e.col},
-					Object: ref.String(),
-					Err:    e.err.err,
-					Msg:    e.err.msg,
-				})
-			}
+		if s.target.Matches(ref) {
+			errs = a.applySection(s, ref, p, errs)
 		}
 	}
-	if failed {
+	if len(errs) == before {
+		errs = a.checkImages(images, p.name, ref, errs)
+	}
+	if len(errs) > before {
 		a.rollback(mark)
+	}
+	clear(a.images[images:])
+	a.images = a.images[:images]
+	return errs
+}
+
+// applySection applies one section of p and appends its errors.
+func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+	if s.merge != nil {
+		if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
+		return errs
+	}
+	for _, op := range s.ops {
+		if e := a.run(op.planFor(ref.APIVersion, ref.Kind), p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
 	}
 	return errs
 }
 
-// runError is a problem of one plan with its position.
-type runError struct {
-	line, col int
-	err       *problem
-}
-
 // run executes one plan from the root.
-func (a *applier) run(pl *plan, vars *Variables) *runError {
+func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
-		return &runError{pl.line, pl.errCol, pl.err}
+		return pl.err
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
-		return &runError{pl.line, pl.valueCol, err}
+		return err.orAt(pl.line, pl.valueCol)
 	}
 	return a.walk(slot{}, pl, 0, val, vars)
 }
@@ -148,9 +143,9 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf)
+		out, err := coerceTree(tree, pl.leaf, t.src, false)
 		if err != nil {
-			return nil, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg)
+			return nil, err.prefixed(Path(pl.steps).String())
 		}
 		return out, nil
 	}
@@ -293,7 +288,7 @@ func (a *applier) newMap() map[string]any {
 }
 
 // walk performs steps[i:] of pl on the value in s.
-func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runError {
+func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
 		if !present || !equalValue(cur, val) {
@@ -303,13 +298,13 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runEr
 	}
 	st := &pl.steps[i]
 	last := i == len(pl.steps)-1
-	fail := func(err *problem) *runError { return &runError{pl.line, pl.stepCol(i), err} }
+	fail := func(err *problem) *problem { return err.at(pl.line, pl.stepCol(i)) }
 	at := func() string { return Path(pl.steps[:i]).String() }
 	switch st.Kind {
 	case imagePart, maybeImagePart:
 		// without a schema only a string is an image reference
 		if _, isString := cur.(string); isString || st.Kind == imagePart {
-			return a.setImagePart(s, cur, pl, val, fail)
+			return a.setImagePart(s, cur, pl, val, pl.stepCol(i), fail)
 		}
 		fallthrough
 	case Field:
@@ -427,8 +422,9 @@ func matches(item any, st *Segment) bool {
 	return textEquals(v, st.Value)
 }
 
-// insert adds an item to the list in s, or updates its twin in place.
-func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *runError, at func() string) *runError {
+// insert adds an item to the list in s, or updates its twin in place
+// (see twin).
+func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *problem, at func() string) *problem {
 	var list []any
 	switch c := cur.(type) {
 	case []any:
@@ -445,40 +441,12 @@ func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *
 		}
 		item = built
 	}
-	if j := twin(list, item); j >= 0 {
-		if pl.build == nil {
-			return nil
-		}
-		l := a.writableList(s, list)
-		return a.applyBuild(slot{l: l, idx: j}, pl, vars)
+	if j := twin(list, item, pl.mergeKey); j >= 0 {
+		return a.updateTwin(s, list, j, pl, item, vars)
 	}
-	pos := len(list)
-	switch {
-	case st.Kind == Append || st.Last:
-	case st.ByMatch:
-		pos = -1
-		for j := range list {
-			if matches(list[j], st) {
-				pos = j
-				break
-			}
-		}
-		if pos < 0 {
-			return fail(errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value)))
-		}
-		if st.Kind == InsertAfter {
-			pos++
-		}
-	case st.Kind == InsertBefore:
-		if st.Index > len(list) {
-			return fail(errorf(ErrIndex, "cannot insert before index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index
-	default:
-		if st.Index >= len(list) {
-			return fail(errorf(ErrIndex, "cannot insert after index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index + 1
+	pos, err := insertPos(list, st, at)
+	if err != nil {
+		return fail(err)
 	}
 	out := make([]any, 0, len(list)+1)
 	out = append(out, list[:pos]...)
@@ -489,34 +457,36 @@ func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *
 	return nil
 }
 
-// twin finds the item an insertion updates instead of adding: one equal
-// to the new item, or one with the same name.
-func twin(list []any, item any) int {
-	name, _ := nameOf(item)
-	for j, it := range list {
-		if name != "" {
-			if n, _ := nameOf(it); n == name {
-				return j
+// insertPos is where an insertion puts its item in list.
+func insertPos(list []any, st *Segment, at func() string) (int, *problem) {
+	switch {
+	case st.Kind == Append || st.Last:
+		return len(list), nil
+	case st.ByMatch:
+		for j := range list {
+			if !matches(list[j], st) {
+				continue
 			}
+			if st.Kind == InsertAfter {
+				j++
+			}
+			return j, nil
 		}
-		if equalValue(it, item) {
-			return j
+		return 0, errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value))
+	case st.Kind == InsertBefore:
+		if st.Index > len(list) {
+			return 0, errorf(ErrIndex, "cannot insert before index %d: %s has %d items", st.Index, at(), len(list))
 		}
+		return st.Index, nil
 	}
-	return -1
-}
-
-func nameOf(v any) (string, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return "", false
+	if st.Index >= len(list) {
+		return 0, errorf(ErrIndex, "cannot insert after index %d: %s has %d items", st.Index, at(), len(list))
 	}
-	n, ok := m["name"].(string)
-	return n, ok
+	return st.Index + 1, nil
 }
 
 // build makes the item of an insertion header from its entries.
-func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *runError) {
+func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 	holder := []any{a.newMap()}
 	a.owned = append(a.owned, listPointer(holder))
 	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
@@ -526,11 +496,11 @@ func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *runError) {
 }
 
 // applyBuild applies an insertion header's entries to the item in s.
-func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
+func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	for _, sub := range pl.build {
 		val, err := sub.resolveValue(vars)
 		if err != nil {
-			return &runError{sub.line, sub.valueCol, err}
+			return err.orAt(sub.line, sub.valueCol)
 		}
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e
@@ -540,7 +510,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
 }
 
 // deleteItems removes the items of the list in s that st selects.
-func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) *runError, at func() string) *runError {
+func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) *problem, at func() string) *problem {
 	var list []any
 	switch c := cur.(type) {
 	case []any:
@@ -579,8 +549,9 @@ func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) 
 	return nil
 }
 
-// setImagePart replaces one part of the image reference in s.
-func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*problem) *runError) *runError {
+// setImagePart replaces one part of the image reference in s; the
+// reference is checked when the file is done with the object.
+func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, col int, fail func(*problem) *problem) *problem {
 	var old string
 	switch c := cur.(type) {
 	case string:
@@ -606,6 +577,10 @@ func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*pr
 	}
 	if ref != old || cur == nil {
 		a.set(s, ref)
+	}
+	if s.m != nil && splitImage(ref).path == "" {
+		// not a reference yet: checked when the file is done
+		a.images = append(a.images, imageWrite{m: s.m, key: s.key, line: pl.line, col: col})
 	}
 	return nil
 }

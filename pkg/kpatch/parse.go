@@ -2,7 +2,6 @@ package kpatch
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,6 +22,8 @@ type Section struct {
 	Line    int
 	Col     int
 	Entries []*Entry
+
+	targetPos Position // where the target's kind is written (file unset)
 }
 
 // Entry is one `key: value` line.
@@ -34,17 +35,6 @@ type Entry struct {
 	ValueCol int // column of the value
 }
 
-// lineError is a problem on a line whose number the caller knows.
-type lineError struct {
-	col int
-	err error
-	msg string
-}
-
-func lineErrorf(col int, sentinel error, format string, args ...any) *lineError {
-	return &lineError{col: col, err: sentinel, msg: fmt.Sprintf(format, args...)}
-}
-
 // maxLineBytes bounds one line, so that a huge line is a clear error
 // rather than a slow one.
 const maxLineBytes = 1 << 20
@@ -54,8 +44,8 @@ const maxLineBytes = 1 << 20
 func Parse(name string, src []byte) (*File, error) {
 	f := &File{Name: name}
 	var errs ErrorList
-	report := func(line int, e *lineError) {
-		errs = append(errs, &ParseError{Pos: Position{File: name, Line: line, Column: e.col}, Err: e.err, Msg: e.msg})
+	report := func(line int, e *problem) {
+		errs = append(errs, e.at(line, e.col).parseError(name))
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	var cur *Section
@@ -69,11 +59,11 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) > maxLineBytes {
-			report(lineNo, lineErrorf(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
+			report(lineNo, errorAt(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
 			continue
 		}
 		if !utf8.Valid(line) {
-			report(lineNo, lineErrorf(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
+			report(lineNo, errorAt(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
 			continue
 		}
 		text := string(line)
@@ -92,6 +82,7 @@ func Parse(name string, src []byte) (*File, error) {
 				continue
 			}
 			s.Line, s.Col = lineNo, col
+			s.targetPos = Position{Line: lineNo, Column: col + 1 + kindOffset(&s.Target)}
 			f.Sections = append(f.Sections, s)
 			cur = s
 		default:
@@ -102,7 +93,7 @@ func Parse(name string, src []byte) (*File, error) {
 			}
 			if cur == nil {
 				if !seenHeader {
-					report(lineNo, lineErrorf(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
+					report(lineNo, errorAt(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
 				}
 				continue
 			}
@@ -139,25 +130,25 @@ func invalidUTF8Col(line []byte) int {
 // check reports what a section cannot mean whatever object it meets:
 // an insertion or delete that is not last, a delete with entries, a
 // delete under an insertion header. It returns the line of the problem.
-func (s *Section) check() (int, *lineError) {
+func (s *Section) check() (int, *problem) {
 	for i := range s.Path {
 		seg := &s.Path[i]
 		last := i == len(s.Path)-1
 		switch {
 		case seg.isInsertion() && !last:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the header")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "an insertion selector must end the header")
 		case seg.Kind == Delete && !last, seg.Kind == DeleteItems && !last:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete must end the header")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "a delete must end the header")
 		case (seg.Kind == Delete || seg.Kind == DeleteItems) && len(s.Entries) > 0:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
+			return s.Line, errorAt(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
 		case seg.isInsertion() && len(s.Entries) == 0:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
 		}
 	}
 	if len(s.Path) > 0 && s.Path[len(s.Path)-1].isInsertion() {
 		for _, e := range s.Entries {
 			if isDeleteKey(e.Key) {
-				return e.Line, lineErrorf(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
+				return e.Line, errorAt(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
 			}
 		}
 	}
@@ -181,15 +172,15 @@ func isHeaderLine(body string) bool {
 }
 
 // parseHeader reads `[target.path]  # comment`.
-func parseHeader(body string, col int) (*Section, *lineError) {
+func parseHeader(body string, col int) (*Section, *problem) {
 	n := scanHeader(body)
 	if n < 0 {
-		return nil, lineErrorf(col, ErrSyntax, "header is not closed; expected ']' at the end of the line")
+		return nil, errorAt(col, ErrSyntax, "header is not closed; expected ']' at the end of the line")
 	}
 	if rest := body[n:]; strings.TrimSpace(rest) != "" {
 		trimmed := strings.TrimLeft(rest, " \t")
 		if len(trimmed) == len(rest) || trimmed[0] != '#' {
-			return nil, lineErrorf(col+n, ErrSyntax, "unexpected text after the header; a header stands alone on its line")
+			return nil, errorAt(col+n, ErrSyntax, "unexpected text after the header; a header stands alone on its line")
 		}
 	}
 	inner := body[1 : n-1]
@@ -212,7 +203,7 @@ func parseHeader(body string, col int) (*Section, *lineError) {
 		}
 		s.Path = p
 	default:
-		return nil, lineErrorf(col+1+used, ErrSyntax, "unexpected %q after the target", rest[0])
+		return nil, errorAt(col+1+used, ErrSyntax, "unexpected %q after the target", rest[0])
 	}
 	return s, nil
 }
@@ -242,14 +233,14 @@ func scanHeader(body string) int {
 }
 
 // parseEntry reads `key: value  # comment` or `key:`.
-func parseEntry(body string, col int) (*Entry, *lineError) {
+func parseEntry(body string, col int) (*Entry, *problem) {
 	keyEnd, valStart := splitEntry(body)
 	if keyEnd < 0 {
-		return nil, lineErrorf(col, ErrSyntax, "expected `key: value` or a [header]")
+		return nil, errorAt(col, ErrSyntax, "expected `key: value` or a [header]")
 	}
 	keyText := strings.TrimRight(body[:keyEnd], " \t")
 	if keyText == "" {
-		return nil, lineErrorf(col, ErrSyntax, "entry has no key; expected `key: value`")
+		return nil, errorAt(col, ErrSyntax, "entry has no key; expected `key: value`")
 	}
 	key, err := parsePath(keyText, col)
 	if err != nil {
@@ -268,28 +259,28 @@ func parseEntry(body string, col int) (*Entry, *lineError) {
 		return nil, err
 	}
 	if isDeleteKey(key) && !(v.Parts == nil && (v.Scalar == nil || v.Scalar == true)) {
-		return nil, lineErrorf(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)
+		return nil, errorAt(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)
 	}
 	return e, nil
 }
 
 // checkKey places the operations of a key: insertions and DeleteItems
 // end it; [delete] starts or ends it.
-func checkKey(key Path) *lineError {
+func checkKey(key Path) *problem {
 	for i := range key {
 		seg := &key[i]
 		last := i == len(key)-1
 		switch {
 		case seg.isInsertion() && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the key; build an item with several fields under an insertion header")
+			return errorAt(seg.Col, ErrSyntax, "an insertion selector must end the key; build an item with several fields under an insertion header")
 		case seg.Kind == DeleteItems && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete=...] must end the key")
+			return errorAt(seg.Col, ErrSyntax, "[delete=...] must end the key")
 		case seg.Kind == Delete && i != 0 && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
+			return errorAt(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
 		case seg.Kind == Delete && i == 0 && len(key) > 1 && key[len(key)-1].Kind == Delete:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete] appears twice in the key")
+			return errorAt(seg.Col, ErrSyntax, "[delete] appears twice in the key")
 		case seg.Kind == Delete && i == 0 && key[len(key)-1].isInsertion():
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion cannot be deleted")
+			return errorAt(seg.Col, ErrSyntax, "an insertion cannot be deleted")
 		}
 	}
 	return nil

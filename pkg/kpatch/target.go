@@ -133,13 +133,13 @@ func isGlob(raw string) bool {
 
 // parseTarget reads the target at the start of a header's inner text and
 // returns it with the number of bytes it used.
-func parseTarget(text string, col int) (Target, int, *lineError) {
+func parseTarget(text string, col int) (Target, int, *problem) {
 	var t Target
 	i := strings.IndexAny(text, "/.([")
 	if i >= 0 && text[i] == '/' {
 		ns := text[:i]
 		if ns == "" || !isNamePattern(ns) {
-			return t, 0, lineErrorf(col, ErrSyntax, "invalid namespace %q in the target", ns)
+			return t, 0, errorAt(col, ErrSyntax, "invalid namespace %q in the target", ns)
 		}
 		t.Namespace = ns
 		i++
@@ -152,43 +152,43 @@ func parseTarget(text string, col int) (Target, int, *lineError) {
 	}
 	t.Kind = text[start:i]
 	if t.Kind == "" || !isLetter(t.Kind[0]) {
-		return t, 0, lineErrorf(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
+		return t, 0, errorAt(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
 	}
 	if i < len(text) && text[i] == '(' {
 		end := strings.IndexByte(text[i:], ')')
 		if end < 0 {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "'(' is not closed; expected (group) or (group/version)")
+			return t, 0, errorAt(col+i, ErrSyntax, "'(' is not closed; expected (group) or (group/version)")
 		}
 		spec := text[i+1 : i+end]
 		group, version, _ := strings.Cut(spec, "/")
 		if !isGroup(group) || strings.Contains(spec, "/") && !isVersion(version) {
-			return t, 0, lineErrorf(col+i+1, ErrSyntax, "invalid API group %q; expected (group) or (group/version), with (core) for the core group", spec)
+			return t, 0, errorAt(col+i+1, ErrSyntax, "invalid API group %q; expected (group) or (group/version), with (core) for the core group", spec)
 		}
 		t.Group, t.Version, t.HasGroup = group, version, true
 		i += end + 1
 	}
 	if i >= len(text) || text[i] != '.' {
-		return t, 0, lineErrorf(col+i, ErrSyntax, "expected '.' and a name after the kind %q, such as [%s.web] or [%s.*]", t.Kind, t.Kind, t.Kind)
+		return t, 0, errorAt(col+i, ErrSyntax, "expected '.' and a name after the kind %q, such as [%s.web] or [%s.*]", t.Kind, t.Kind, t.Kind)
 	}
 	i++
 	if i < len(text) && text[i] == '[' {
 		n := scanBracket(text[i:])
 		if n < 0 {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "'[' is not closed; expected ']'")
+			return t, 0, errorAt(col+i, ErrSyntax, "'[' is not closed; expected ']'")
 		}
 		t.Name, t.NameLiteral = unescape(text[i+1:i+n-1]), true
 		if t.Name == "" {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "empty name in the target")
+			return t, 0, errorAt(col+i, ErrSyntax, "empty name in the target")
 		}
 		return t, i + n, nil
 	}
 	n := scanBare(text[i:])
 	raw := text[i : i+n]
 	if raw == "" {
-		return t, 0, lineErrorf(col+i, ErrSyntax, "expected a name after %q, such as %s.web or %s.*", t.Kind+".", t.Kind, t.Kind)
+		return t, 0, errorAt(col+i, ErrSyntax, "expected a name after %q, such as %s.web or %s.*", t.Kind+".", t.Kind, t.Kind)
 	}
 	if j := strings.IndexAny(raw, "=]"); j >= 0 && indexUnescaped(raw, raw[j]) >= 0 {
-		return t, 0, lineErrorf(col+i+j, ErrSyntax, "unexpected %q in the name %q", raw[j], raw)
+		return t, 0, errorAt(col+i+j, ErrSyntax, "unexpected %q in the name %q", raw[j], raw)
 	}
 	if isGlob(raw) {
 		t.Name = raw

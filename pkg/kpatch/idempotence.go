@@ -1,0 +1,135 @@
+package kpatch
+
+import "strconv"
+
+// idempotenceWarnings reports, as *ParseError wrapping ErrNotIdempotent,
+// the constructs of a file that change the object again each time the
+// file runs:
+//
+//   - deleting a list item by index ([delete=0], containers.0[delete]),
+//     which removes the next item on the next run;
+//   - an entry that reaches every item of a list (containers[*].x, or a
+//     field of every container), written before an insertion into that
+//     list: the next run also changes the inserted item.
+func (p *Patch) idempotenceWarnings() ErrorList {
+	var errs ErrorList
+	var reaches []*listReach // entries over every item of a list, so far
+	for _, s := range p.sections {
+		for _, op := range s.ops {
+			pl := op.plan(s.checked)
+			if pl.err != nil {
+				continue
+			}
+			if err := pl.indexDeleteWarning(); err != nil {
+				errs = append(errs, err.parseError(p.name))
+			}
+			if pl.act == actInsert {
+				errs = appendInsertionWarnings(errs, p.name, reaches, pl)
+			}
+			reaches = append(reaches, everyItemReaches(pl)...)
+		}
+	}
+	return errs
+}
+
+// indexDeleteWarning warns about a delete by index of a list item.
+func (pl *plan) indexDeleteWarning() *problem {
+	n := len(pl.steps)
+	if pl.act != actDelete || n == 0 {
+		return nil
+	}
+	last := &pl.steps[n-1]
+	byIndex := last.Kind == DeleteItems && !last.ByMatch && !last.Last ||
+		last.Kind == Index && pl.apiVersion != "" // a list index: the schema says so
+	if !byIndex {
+		return nil
+	}
+	return errorf(ErrNotIdempotent, "not idempotent: deleting %s%s by index removes another item each time the file runs; select the item instead, as in [delete=name=NAME]",
+		Path(pl.steps[:n-1]).String(), "["+strconv.Itoa(last.Index)+"]").at(pl.line, pl.stepCol(n-1))
+}
+
+// listToken is one step of a path as far as list items go: a field, every
+// item, or some items (a selector or an index, written as text).
+type listToken struct {
+	kind byte // 'f' field, 'a' every item, 's' some items
+	text string
+}
+
+// listReach is an entry that reaches every item of the list at list.
+type listReach struct {
+	pl       *plan
+	list     []listToken
+	listText string
+	warned   bool
+}
+
+// listTokens turns steps into tokens; a field of every item of a list is
+// every item, then the field.
+func listTokens(steps []Segment) []listToken {
+	out := make([]listToken, 0, len(steps)+2)
+	for i := range steps {
+		st := &steps[i]
+		switch st.Kind {
+		case Field, imagePart, maybeImagePart:
+			if st.overItems {
+				out = append(out, listToken{kind: 'a'})
+			}
+			out = append(out, listToken{kind: 'f', text: st.Name})
+		case All:
+			out = append(out, listToken{kind: 'a'})
+		case Select, Index:
+			out = append(out, listToken{kind: 's', text: Path{*st}.String()})
+		}
+	}
+	return out
+}
+
+// everyItemReaches lists the lists whose every item a plan reaches.
+func everyItemReaches(pl *plan) []*listReach {
+	var out []*listReach
+	for i := range pl.steps {
+		st := &pl.steps[i]
+		if st.Kind == All || st.Kind == Field && st.overItems {
+			list := listTokens(pl.steps[:i])
+			out = append(out, &listReach{pl: pl, list: list, listText: Path(pl.steps[:i]).String()})
+		}
+	}
+	return out
+}
+
+// appendInsertionWarnings warns, once each, about the entries that reach
+// every item of the list the insertion pl adds to.
+func appendInsertionWarnings(errs ErrorList, file string, reaches []*listReach, pl *plan) ErrorList {
+	list := listTokens(pl.steps[:len(pl.steps)-1])
+	for _, r := range reaches {
+		if r.warned || !sameList(r.list, list) {
+			continue
+		}
+		r.warned = true
+		err := errorf(ErrNotIdempotent, "not idempotent: this entry reaches every item of %s, and the insertion at line %d adds an item to it afterwards, which the next run changes too; write the entry after the insertion",
+			r.listText, pl.line)
+		errs = append(errs, err.at(r.pl.line, r.pl.col).parseError(file))
+	}
+	return errs
+}
+
+// sameList reports whether two list paths may be the same list: fields
+// equal, and items that may overlap (every item overlaps any; two
+// selections only when written alike).
+func sameList(a, b []listToken) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		switch {
+		case x.kind == 'f' || y.kind == 'f':
+			if x != y {
+				return false
+			}
+		case x.kind == 's' && y.kind == 's' && x.text != y.text:
+			return false
+		}
+	}
+	return true
+}
