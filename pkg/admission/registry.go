@@ -193,7 +193,7 @@ func compileFile(ref FileRef, src, values string) (*kpatch.Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.WithVariables(vars), nil
+	return p.Bind(vars)
 }
 
 // errorSummary shortens a compile error for an Event: its first lines.

@@ -86,10 +86,22 @@ func TestCompilerNewBrokenFileDoesNotApply(t *testing.T) {
 
 func TestCompilerValues(t *testing.T) {
 	var c Compiler
-	cm := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.n}\n", ValuesKey: "values:\n  n: 4\n"})
+	cm := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.count}\n", ValuesKey: "values:\n  count: 4\n"})
 	reg, problems := c.Build([]corev1.ConfigMap{cm})
 	if len(problems) != 0 || len(reg.Patches("deployment")) != 1 {
 		t.Fatalf("problems %v", problems)
+	}
+	// a value that reads an undefined variable, or one that does not fit
+	// its field, is a compile problem of the file, not a warning on every
+	// object; the last good version stays
+	bad := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.missing}\n", ValuesKey: "values:\n  count: 4\n"})
+	if reg, problems = c.Build([]corev1.ConfigMap{bad}); len(problems) != 1 || !strings.Contains(problems[0].Err.Error(), "a/f.kpatch:2:11: variable ${values.missing} is not defined") || len(reg.Patches("deployment")) != 1 {
+		t.Fatalf("undefined variable: problems %v", problems)
+	}
+	bad.Data[ValuesKey] = "values:\n  count: three\n"
+	bad.Data["f.kpatch"] = "[deployment.*]\nreplicas: ${values.count}\n"
+	if _, problems = c.Build([]corev1.ConfigMap{bad}); len(problems) != 1 || !strings.Contains(problems[0].Err.Error(), "a/f.kpatch:2:11") {
+		t.Fatalf("mistyped variable: problems %v", problems)
 	}
 	// a broken values.yaml is an error of every file of the ConfigMap, which keep their last good versions
 	cm.Data[ValuesKey] = "values: ["
