@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -36,7 +35,6 @@ type bench struct {
 	webhook       *cluster.Webhook
 	webhookLog    bytes.Buffer
 	api           rest.Interface
-	metricsClient *http.Client
 	serverVersion string
 	scenarios     []scenario
 }
@@ -49,7 +47,7 @@ func startBench(ctx context.Context, deployment []byte, mapPatchType admissionre
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{cluster: c, metricsClient: c.HTTPClient()}
+	b := &bench{cluster: c}
 	if err := b.setUp(ctx, deployment, mapPatchType); err != nil {
 		return nil, errors.Join(err, b.stop())
 	}

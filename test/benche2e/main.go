@@ -79,12 +79,14 @@ func run(ctx context.Context, o options) (err error) {
 	if _, err := b.measure(ctx, o.warmup); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
-	before, scrapeErr := scrapeWebhookLatency(b.metricsClient, b.webhook.MetricsURL)
+	token, scrapeErr := b.cluster.MetricsToken(ctx)
+	before, err1 := scrapeWebhookLatency(ctx, b.cluster, b.webhook, token)
+	scrapeErr = errors.Join(scrapeErr, err1)
 	results, err := b.measure(ctx, o.n)
 	if err != nil {
 		return err
 	}
-	after, err2 := scrapeWebhookLatency(b.metricsClient, b.webhook.MetricsURL)
+	after, err2 := scrapeWebhookLatency(ctx, b.cluster, b.webhook, token)
 	report(os.Stdout, results, serverSide(before, after, errors.Join(scrapeErr, err2)))
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kpatch.dev/kpatch/test/cluster"
 )
 
 // latencyMetric is controller-runtime's histogram of the time the webhook
@@ -26,17 +29,16 @@ type histogramTotals struct {
 }
 
 // scrapeWebhookLatency reads latencyMetric from the webhook's metrics
-// endpoint.
-func scrapeWebhookLatency(client *http.Client, url string) (histogramTotals, error) {
-	resp, err := client.Get(url)
+// endpoint, over HTTPS with a token allowed to read it.
+func scrapeWebhookLatency(ctx context.Context, c *cluster.Cluster, w *cluster.Webhook, token string) (histogramTotals, error) {
+	code, body, err := c.Scrape(ctx, w, token)
 	if err != nil {
 		return histogramTotals{}, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return histogramTotals{}, fmt.Errorf("GET %s: %s", url, resp.Status)
+	if code != http.StatusOK {
+		return histogramTotals{}, fmt.Errorf("GET %s: %d", w.MetricsURL, code)
 	}
-	return parseHistogramTotals(resp.Body, latencyMetric)
+	return parseHistogramTotals(strings.NewReader(body), latencyMetric)
 }
 
 // parseHistogramTotals adds up the _sum and _count samples of the
