@@ -129,19 +129,28 @@ func writeJSON(w io.Writer, docs []*document) error {
 	return err
 }
 
-// objects returns the references of the objects the document holds: the
-// object itself, or a List's items.
-func (d *document) objects(namespace string) []kpatch.ObjectRef {
+// items returns the objects the document holds: the object itself, or a
+// List's items.
+func (d *document) items() []map[string]any {
 	items, isList := d.obj["items"].([]any)
 	kind, _ := d.obj["kind"].(string)
 	if !isList || !strings.HasSuffix(kind, "List") {
-		return []kpatch.ObjectRef{objectRef(d.obj, namespace)}
+		return []map[string]any{d.obj}
 	}
-	var refs []kpatch.ObjectRef
+	var out []map[string]any
 	for _, it := range items {
 		if m, ok := it.(map[string]any); ok {
-			refs = append(refs, objectRef(m, namespace))
+			out = append(out, m)
 		}
+	}
+	return out
+}
+
+// objects returns the references of the objects the document holds.
+func (d *document) objects(namespace string) []kpatch.ObjectRef {
+	var refs []kpatch.ObjectRef
+	for _, obj := range d.items() {
+		refs = append(refs, objectRef(obj, namespace))
 	}
 	return refs
 }
