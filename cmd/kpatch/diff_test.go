@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// baseApp and prodApp are a Deployment and a ConfigMap before and after
+// the changes a production overlay makes.
+const (
+	baseApp = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: main
+        image: ghcr.io/example/web:1.4.2
+        args: ["--port=8080", "--log-format=json"]
+        env:
+        - {name: LOG_LEVEL, value: info}
+        - {name: DEBUG, value: "false"}
+      tolerations:
+      - {key: a, operator: Exists}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "1", b: x}
+`
+	prodApp = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web, env: prod}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: main
+        image: ghcr.io/example/web:1.5.0
+        args: ["--port=8080", "--log-format=json", "--verbose"]
+        env:
+        - {name: LOG_LEVEL, value: warn}
+        - {name: REGION, value: eu}
+        resources:
+          limits: {cpu: 1, memory: 512Mi}
+      - name: envoy
+        image: envoyproxy/envoy:v1.30.1
+        ports: [{containerPort: 9901}]
+      tolerations:
+      - {key: a, operator: Exists}
+      - {key: dedicated, operator: Equal, value: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {a: "2", c: "010"}
+`
+	prodKpatch = `[deployment.web]
+labels.env: prod
+replicas: 3
+
+[deployment.web.containers[name="main"]]
+args[-]: --verbose
+image: ghcr.io/example/web:1.5.0
+resources.limits.cpu: 1
+resources.limits.memory: 512Mi
+env[delete=name="DEBUG"]:
+
+[deployment.web.containers[name="main"].env[name="LOG_LEVEL"]]
+value: warn
+
+[deployment.web.containers[name="main"].env[-]]
+name: REGION
+value: eu
+
+[deployment.web.containers[-]]
+image: envoyproxy/envoy:v1.30.1
+name: envoy
+
+[deployment.web.containers[name="envoy"].ports[-]]
+containerPort: 9901
+
+[deployment.web.tolerations[-]]
+key: dedicated
+operator: Equal
+value: shop
+
+[configmap.web-config]
+data.a: "2"
+data.b[delete]:
+data.c: "010"
+`
+)
+
+func TestDiffPrintsMinimalKpatch(t *testing.T) {
+	files := map[string]string{"base.yaml": baseApp, "prod.yaml": prodApp}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "base.yaml", "prod.yaml")
+	if code != 0 || stderr != "" || stdout != prodKpatch {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, prodKpatch)
+	}
+	// the printed file, applied by kpatch apply, gives TARGET
+	files["prod.kpatch"] = stdout
+	code, applied, stderr := runCLI(t, files, "", "apply", "-p", "prod.kpatch", "-f", "base.yaml", "-o", "json")
+	_, want, _ := runCLI(t, files, "", "apply", "-p", "/dev/null", "-f", "prod.yaml", "-o", "json")
+	if code != 0 || !sameJSONData(t, applied, want) {
+		t.Errorf("apply: exit %d, stderr %s:\n%s\nwant:\n%s", code, stderr, applied, want)
+	}
+}
+
+func TestDiffYAMLOutput(t *testing.T) {
+	base := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: main, image: app}]\n"
+	target := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: main, image: app}]\n" +
+		"  volumes: [{name: cache, emptyDir: {}}]\n  nodeSelector: {disk: ssd, text: \"${not-a-variable}\"}\n"
+	files := map[string]string{"base.yaml": base, "target.yaml": target}
+	want := "- target: pod.p\n  patch:\n    nodeSelector:\n      disk: ssd\n      text: $${not-a-variable}\n" +
+		"    volumes:\n    - emptyDir: {}\n      name: cache\n"
+	code, stdout, stderr := runCLI(t, files, "", "diff", "-o", "yaml", "base.yaml", "target.yaml")
+	if code != 0 || stdout != want {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+	// a .kpatch file has no empty map: the error names the field
+	code, stdout, stderr = runCLI(t, files, "", "diff", "base.yaml", "target.yaml")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, `Pod p: spec.volumes[name="cache"].emptyDir: an empty map; a .kpatch file cannot write it (use -o yaml`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestDiffUnpairedObjects(t *testing.T) {
+	base := cm + "---\n" + strings.Replace(cm, "name: c", "name: old", 1)
+	target := strings.Replace(cm, "a: x", "a: z", 1) + "---\n" + strings.Replace(cm, "name: c", "name: new", 1)
+	files := map[string]string{"base.yaml": base, "target.yaml": target}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "base.yaml", "target.yaml")
+	wantErr := "warning: ConfigMap old is only in BASE: a patch cannot delete an object\n" +
+		"warning: ConfigMap new is only in TARGET: a patch cannot create an object\n"
+	if code != 0 || stdout != "[configmap.c]\ndata.a: z\n" || stderr != wantErr {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, files, "", "diff", "--fail-unmatched", "base.yaml", "target.yaml")
+	if code != 1 || stdout == "" || !strings.HasPrefix(stderr, "ConfigMap old is only in BASE") {
+		t.Errorf("--fail-unmatched: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestDiffNamespace(t *testing.T) {
+	target := strings.Replace(cm, "metadata: {name: c}", "metadata: {name: c, namespace: prod}", 1)
+	target = strings.Replace(target, "a: x", "a: z", 1)
+	files := map[string]string{"base.yaml": cm, "target.yaml": target}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "base.yaml", "target.yaml")
+	if code != 0 || stdout != "" || !strings.Contains(stderr, "ConfigMap prod/c is only in TARGET: a patch cannot create an object (BASE has it without a namespace: -n prod puts") {
+		t.Errorf("without -n: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, files, target, "diff", "-n", "prod", "base.yaml", "-")
+	if code != 0 || stderr != "" || stdout != "[prod/configmap.c]\ndata.a: z\n" {
+		t.Errorf("-n prod: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestDiffGroupDisambiguates(t *testing.T) {
+	crd := "apiVersion: example.com/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {strategy: a}\n"
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n"
+	files := map[string]string{
+		"base.yaml":   deploy + "---\n" + crd,
+		"target.yaml": strings.Replace(deploy, "replicas: 1", "replicas: 2", 1) + "---\n" + strings.Replace(crd, "a}", "b}", 1),
+	}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "base.yaml", "target.yaml")
+	want := "[deployment(apps).web]\nreplicas: 2\n\n[deployment(example.com).web]\nspec.strategy: b\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+}
+
+func TestDiffErrors(t *testing.T) {
+	files := map[string]string{"a.yaml": cm, "twice.yaml": cm + "---\n" + cm}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"diff", "a.yaml"}, 2, "expected BASE and TARGET, got 1 arguments"},
+		{[]string{"diff", "-", "-"}, 2, "standard input (-) can be read only once"},
+		{[]string{"diff", "-o", "json", "a.yaml", "a.yaml"}, 2, `-o must be kpatch or yaml, not "json"`},
+		{[]string{"diff", "twice.yaml", "a.yaml"}, 1, "BASE: ConfigMap c: the object appears more than once"},
+		{[]string{"diff", "a.yaml", "missing.yaml"}, 1, "missing.yaml: no such file or directory"},
+	} {
+		code, stdout, stderr := runCLI(t, files, "", tc.args...)
+		if code != tc.code || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("kpatch %v: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, stdout, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestDiffRoundTripsConformancePairs checks apply(BASE, diff(BASE, TARGET))
+// == TARGET for the input and expected objects of every conformance case,
+// in both output formats.
+func TestDiffRoundTripsConformancePairs(t *testing.T) {
+	dirs, err := filepath.Glob("../../test/conformance/testdata/*/expected.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no conformance cases: %v", err)
+	}
+	for _, expected := range dirs {
+		dir := filepath.Dir(expected)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			base := readObjects(t, "BASE", filepath.Join(dir, "input.yaml"))
+			target := readObjects(t, "TARGET", expected)
+			checkRoundTrip(t, base, target)
+		})
+	}
+}
+
+// readObjects reads the objects of a manifest file for a diff.
+func readObjects(t testing.TB, side, path string) []*manifestObject {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := readDocuments(path, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := diffObjectsOf(side, docs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// checkRoundTrip diffs base and target in both formats and applies each
+// printed patch to base: the paired objects must come out as in target,
+// the others unchanged. A .kpatch file may refuse a change it cannot
+// write; the YAML patch file may not.
+func checkRoundTrip(t testing.TB, base, target []*manifestObject) {
+	t.Helper()
+	pairs, _ := pairObjects(base, target, false)
+	for _, format := range []string{"kpatch", "yaml"} {
+		o := &diffOptions{output: format}
+		out, err := o.diff(pairs, base, target)
+		if format == "kpatch" && errors.Is(err, errNeedsYAML) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("-o %s: %v", format, err)
+		}
+		p, err := kpatch.ParseAndCompile("diff."+format, out)
+		if err != nil {
+			t.Fatalf("-o %s: the output does not compile: %v\n%s", format, err, out)
+		}
+		targets := map[objectKey]*manifestObject{}
+		for _, o := range target {
+			targets[o.key] = o
+		}
+		for _, b := range base {
+			got, err := kpatch.Apply(b.obj, []*kpatch.Patch{p}, kpatch.ApplyOptions{})
+			want := b.obj
+			if o, ok := targets[b.key]; ok {
+				want = o.obj
+			}
+			if err != nil || !sameValue(got, want) {
+				t.Fatalf("-o %s: %s: err %v\ngot  %s\nwant %s\npatch:\n%s", format, b.ref, err, brief(got), brief(want), out)
+			}
+		}
+	}
+}
+
+// sameJSONData reports whether two JSON texts hold the same data, as the
+// API server reads it (cpu: 1 is the quantity "1").
+func sameJSONData(t *testing.T, a, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal([]byte(a), &x); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, a)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
+	}
+	return firstDifference(x, y, "", "") == nil
+}
