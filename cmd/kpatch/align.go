@@ -32,7 +32,55 @@ const maxLCSCells = 1 << 20
 // paired by position where pairable allows (an item changed in place),
 // else deleted and inserted. The steps come in list order.
 func alignLists(base, target []any, pairable func(b, t any) bool) []alignStep {
-	bk, tk := itemKeys(base), itemKeys(target)
+	steps := make([]alignStep, 0, max(len(base), len(target)))
+	bi, ti := 0, 0
+	for _, a := range anchors(itemKeys(base), itemKeys(target)) {
+		steps = appendRun(steps, base, target, bi, a[0], ti, a[1], pairable)
+		steps = append(steps, alignStep{alignKeep, a[0], a[1]})
+		bi, ti = a[0]+1, a[1]+1
+	}
+	return appendRun(steps, base, target, bi, len(base), ti, len(target), pairable)
+}
+
+// alignByKey aligns two lists whose items a key identifies: the items
+// with the same key, in the longest run of them that keeps its order,
+// are kept or changed in place; the others are deleted and inserted.
+func alignByKey(base, target []any, key string) []alignStep {
+	keys := func(items []any) []string {
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i], _ = keyText(it, key)
+		}
+		return out
+	}
+	never := func(_, _ any) bool { return false }
+	steps := make([]alignStep, 0, max(len(base), len(target)))
+	bi, ti := 0, 0
+	for _, a := range anchors(keys(base), keys(target)) {
+		steps = appendRun(steps, base, target, bi, a[0], ti, a[1], never)
+		op := alignKeep
+		if !sameValue(base[a[0]], target[a[1]]) {
+			op = alignPair
+		}
+		steps = append(steps, alignStep{op, a[0], a[1]})
+		bi, ti = a[0]+1, a[1]+1
+	}
+	return appendRun(steps, base, target, bi, len(base), ti, len(target), never)
+}
+
+// alignItems aligns the items of a list as a reader sees them: by name
+// where every item has a name of its own, else as alignLists does.
+func alignItems(base, target []any) []alignStep {
+	if identityKey("", base, target) == "name" {
+		return alignByKey(base, target, "name")
+	}
+	return alignLists(base, target, sameShape)
+}
+
+// anchors returns the index pairs of equal tokens that a line diff keeps:
+// the common prefix and suffix, and the longest common subsequence of
+// the middle.
+func anchors(bk, tk []string) [][2]int {
 	pre := 0
 	for pre < len(bk) && pre < len(tk) && bk[pre] == tk[pre] {
 		pre++
@@ -41,22 +89,17 @@ func alignLists(base, target []any, pairable func(b, t any) bool) []alignStep {
 	for suf < len(bk)-pre && suf < len(tk)-pre && bk[len(bk)-1-suf] == tk[len(tk)-1-suf] {
 		suf++
 	}
-	steps := make([]alignStep, 0, max(len(base), len(target)))
+	out := make([][2]int, 0, pre+suf)
 	for i := range pre {
-		steps = append(steps, alignStep{alignKeep, i, i})
+		out = append(out, [2]int{i, i})
 	}
-	bi, ti := pre, pre
-	for _, anchor := range commonSubsequence(bk[pre:len(bk)-suf], tk[pre:len(tk)-suf]) {
-		steps = appendRun(steps, base, target, bi, pre+anchor[0], ti, pre+anchor[1], pairable)
-		bi, ti = pre+anchor[0], pre+anchor[1]
-		steps = append(steps, alignStep{alignKeep, bi, ti})
-		bi, ti = bi+1, ti+1
+	for _, a := range commonSubsequence(bk[pre:len(bk)-suf], tk[pre:len(tk)-suf]) {
+		out = append(out, [2]int{pre + a[0], pre + a[1]})
 	}
-	steps = appendRun(steps, base, target, bi, len(base)-suf, ti, len(target)-suf, pairable)
 	for i := range suf {
-		steps = append(steps, alignStep{alignKeep, len(base) - suf + i, len(target) - suf + i})
+		out = append(out, [2]int{len(bk) - suf + i, len(tk) - suf + i})
 	}
-	return steps
+	return out
 }
 
 // appendRun aligns base[bi:bend] with target[ti:tend], two runs without

@@ -98,11 +98,11 @@ func (o *diffOptions) read(s streams, side, path string) ([]*manifestObject, err
 	if err != nil {
 		return nil, err
 	}
-	docs, err := readManifests(files, s.in)
+	m, err := readManifests(files, s.in)
 	if err != nil {
 		return nil, err
 	}
-	return diffObjectsOf(side, docs, o.namespace)
+	return diffObjectsOf(side, m.docs, o.namespace)
 }
 
 // diff computes and renders the patches, and checks them: where a list's

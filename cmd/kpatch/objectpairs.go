@@ -11,8 +11,12 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-// errDuplicateObject is an input that holds one object twice.
-var errDuplicateObject = errors.New("the object appears more than once")
+// errDuplicateObject is an input that holds one object twice, and
+// errNotAnObject a document without the kind and name a header targets.
+var (
+	errDuplicateObject = errors.New("the object appears more than once")
+	errNotAnObject     = errors.New("a patch targets objects by kind and metadata.name; this document lacks one of them")
+)
 
 // objectKey identifies an object across BASE and TARGET: API group (not
 // version), kind, namespace and name.
@@ -65,6 +69,9 @@ func diffObjectsOf(side string, docs []*document, namespace string) ([]*manifest
 				obj = withNamespace(obj, namespace)
 			}
 			ref := objectRef(obj, "")
+			if ref.Kind == "" || ref.Name == "" {
+				return nil, fmt.Errorf("%s: %s: %w", side, d, errNotAnObject)
+			}
 			gv, _ := schema.ParseGroupVersion(ref.APIVersion)
 			key := objectKey{group: gv.Group, kind: ref.Kind, namespace: ref.Namespace, name: ref.Name}
 			if seen[key] {

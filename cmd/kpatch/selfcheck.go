@@ -16,10 +16,10 @@ var errSelfCheck = errors.New("internal error: the patch does not turn BASE into
 // mismatch is the first place where the patched base object differs from
 // the target object.
 type mismatch struct {
-	key      objectKey
-	object   string
-	loc      string // JSON pointer into the target
-	list     string // the deepest list on the way to loc, "" if none
+	key       objectKey
+	object    string
+	loc       string // JSON pointer into the target
+	list      string // the deepest list on the way to loc, "" if none
 	got, want any
 }
 

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// errEmptied is a block map or list that the patches emptied: its owner
+// writes it again as {} or [].
+var errEmptied = errors.New("the block is now empty")
+
+// textEdit replaces the bytes [start, end) of a document's text.
+type textEdit struct {
+	start, end int
+	text       []byte
+}
+
+// splicer rewrites the text of a document only where its object changed:
+// a changed scalar in place, a new key after its map's last entry, an
+// entry or item gone with its lines, and a value that changed shape (or
+// that cannot be edited in place) as its entry or item written again,
+// from the node tree that keeps what did not change (mergeNode). Every
+// other byte of the text stays as it was.
+type splicer struct {
+	lines  *docLines
+	layout layout
+	edits  []textEdit
+}
+
+// spliceDocument returns the text of a document whose object changed
+// from orig to patched, edited in place.
+func spliceDocument(text []byte, orig, patched map[string]any) ([]byte, error) {
+	if bytes.ContainsRune(text, '\r') {
+		return nil, errKeepLayout
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode || doc.Content[0].Style&yaml.FlowStyle != 0 {
+		return nil, errKeepLayout
+	}
+	s := &splicer{lines: newDocLines(text), layout: detectLayout(doc.Content[0])}
+	if err := s.mapping(doc.Content[0], orig, patched); err != nil {
+		return nil, err
+	}
+	return s.apply()
+}
+
+// apply performs the edits on the text.
+func (s *splicer) apply() ([]byte, error) {
+	slices.SortStableFunc(s.edits, func(a, b textEdit) int { return a.start - b.start })
+	var out bytes.Buffer
+	at := 0
+	for _, e := range s.edits {
+		if e.start < at {
+			return nil, errKeepLayout // overlapping edits
+		}
+		out.Write(s.lines.text[at:e.start])
+		out.Write(e.text)
+		at = e.end
+	}
+	out.Write(s.lines.text[at:])
+	return out.Bytes(), nil
+}
+
+func (s *splicer) edit(start, end int, text []byte) {
+	s.edits = append(s.edits, textEdit{start, end, text})
+}
+
+// mapping edits a block mapping whose map changed.
+func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
+	if len(patched) == 0 {
+		return errEmptied
+	}
+	owner := n.Content[0].Column - 1
+	last := 0
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key, err := nodeKey(k, orig)
+		if err != nil {
+			return err
+		}
+		seen[key] = true
+		last = s.lines.blockEnd(k.Line-1, owner, true, true)
+		p, kept := patched[key]
+		switch {
+		case !kept:
+			err = s.removeEntry(k, owner)
+		case !sameValue(orig[key], p):
+			err = s.changeEntry(k, v, orig[key], p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	var added []*yaml.Node
+	for _, key := range sortedKeys(patched) {
+		if !seen[key] {
+			pair, err := freshPair(key, patched[key])
+			if err != nil {
+				return err
+			}
+			added = append(added, pair...)
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	text, err := s.layout.encode(&yaml.Node{Kind: yaml.MappingNode, Content: added}, owner)
+	if err != nil {
+		return err
+	}
+	s.edit(s.lines.end(last), s.lines.end(last), withLineBreak(s.lines, last, text))
+	return nil
+}
+
+// withLineBreak puts a line break before text inserted after the last
+// line when that line has none.
+func withLineBreak(l *docLines, line int, text []byte) []byte {
+	if l.end(line) == len(l.text) && !bytes.HasSuffix(l.text, []byte("\n")) {
+		return append([]byte("\n"), text...)
+	}
+	return text
+}
+
+// removeEntry removes a map entry's lines and the comment above it.
+func (s *splicer) removeEntry(k *yaml.Node, owner int) error {
+	first := k.Line - 1
+	if s.lines.indent(first) != owner {
+		return errRewrite // the first key of a sequence item, on the dash's line
+	}
+	last := s.lines.blockEnd(first, owner, true, true)
+	first = s.lines.headStart(first, owner)
+	s.edit(s.lines.start[first], s.lines.end(last), nil)
+	return nil
+}
+
+// changeEntry edits a map entry whose value changed: in place where the
+// value keeps its shape and layout, else the entry written again.
+func (s *splicer) changeEntry(k, v *yaml.Node, orig, patched any) error {
+	err := s.changeValue(v, orig, patched)
+	if errors.Is(err, errEmptied) || errors.Is(err, errRewrite) {
+		return s.rewriteEntry(k, v, orig, patched)
+	}
+	return err
+}
+
+// errRewrite asks for the entry or item that holds a value to be written
+// again, as the value cannot be edited in place.
+var errRewrite = errors.New("the value cannot be edited in place")
+
+// changeValue edits a changed value in place: a block map or list by its
+// entries or items, a scalar or a flow collection by its text.
+func (s *splicer) changeValue(v *yaml.Node, orig, patched any) error {
+	if v.Kind == yaml.AliasNode || v.Anchor != "" {
+		return errKeepLayout
+	}
+	om, oIsMap := orig.(map[string]any)
+	pm, pIsMap := patched.(map[string]any)
+	ol, oIsList := orig.([]any)
+	pl, pIsList := patched.([]any)
+	flow := v.Style&yaml.FlowStyle != 0
+	switch {
+	case v.Kind == yaml.MappingNode && !flow && oIsMap && pIsMap:
+		return s.mapping(v, om, pm)
+	case v.Kind == yaml.SequenceNode && !flow && oIsList && pIsList:
+		return s.sequence(v, ol, pl)
+	case v.Kind == yaml.ScalarNode && shapeOf(patched) == scalarShape:
+		return s.replaceScalar(v, patched)
+	case flow && (oIsMap && pIsMap || oIsList && pIsList):
+		return s.replaceFlow(v, orig, patched)
+	}
+	return errRewrite
+}
+
+// rewriteEntry writes a map entry again, from its key to the end of its
+// value; what precedes the key on its line (a sequence item's dash) and
+// the comment above it stay.
+func (s *splicer) rewriteEntry(k, v *yaml.Node, orig, patched any) error {
+	merged, err := mergeNode(v, orig, patched)
+	if err != nil {
+		return err
+	}
+	key, val := *k, *merged
+	key.HeadComment, key.FootComment, val.FootComment = "", "", ""
+	owner := k.Column - 1
+	text, err := s.layout.encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&key, &val}}, owner)
+	if err != nil {
+		return err
+	}
+	start := s.lines.offset(k.Line, k.Column)
+	last := s.lines.blockEnd(k.Line-1, owner, true, true)
+	if start < 0 {
+		return errKeepLayout
+	}
+	s.edit(start, s.lines.end(last), bytes.TrimPrefix(text, bytes.Repeat([]byte(" "), owner)))
+	return nil
+}
+
+// sequence edits a block sequence whose list changed, item by item as
+// alignLists pairs them: new items go before the next item that stays, or
+// after the last one.
+func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
+	if len(patched) == 0 {
+		return errEmptied
+	}
+	if len(n.Content) != len(orig) {
+		return errKeepLayout
+	}
+	owner := n.Column - 1
+	for _, item := range n.Content {
+		if !s.itemAtDash(item, owner) {
+			return errKeepLayout
+		}
+	}
+	var pending []any
+	flush := func(at int) error {
+		if len(pending) == 0 {
+			return nil
+		}
+		text, err := s.layout.encode(seqNode(pending), owner)
+		pending = nil
+		s.edit(at, at, text)
+		return err
+	}
+	for _, st := range alignItems(orig, patched) {
+		if st.op == alignInsert {
+			pending = append(pending, patched[st.target])
+			continue
+		}
+		item := n.Content[st.base]
+		if err := flush(s.lines.start[s.lines.headStart(item.Line-1, owner)]); err != nil {
+			return err
+		}
+		switch st.op {
+		case alignPair:
+			if err := s.changeItem(item, owner, orig[st.base], patched[st.target]); err != nil {
+				return err
+			}
+		case alignDelete:
+			first, last := s.lines.headStart(item.Line-1, owner), s.lines.blockEnd(item.Line-1, owner, false, true)
+			s.edit(s.lines.start[first], s.lines.end(last), nil)
+		}
+	}
+	lastItem := n.Content[len(n.Content)-1]
+	last := s.lines.blockEnd(lastItem.Line-1, owner, false, true)
+	if len(pending) > 0 {
+		text, err := s.layout.encode(seqNode(pending), owner)
+		if err != nil {
+			return err
+		}
+		s.edit(s.lines.end(last), s.lines.end(last), withLineBreak(s.lines, last, text))
+	}
+	return nil
+}
+
+// itemAtDash reports whether a sequence item starts on its dash's line,
+// the dash first on the line at the sequence's column.
+func (s *splicer) itemAtDash(item *yaml.Node, owner int) bool {
+	line := s.lines.line(item.Line - 1)
+	return s.lines.indent(item.Line-1) == owner && s.lines.dash(item.Line-1) &&
+		len(line) > owner+1 && item.Column-1 > owner
+}
+
+// changeItem edits a sequence item whose value changed, or writes it again.
+func (s *splicer) changeItem(item *yaml.Node, owner int, orig, patched any) error {
+	err := s.changeValue(item, orig, patched)
+	if !errors.Is(err, errEmptied) && !errors.Is(err, errRewrite) {
+		return err
+	}
+	merged, err := mergeNode(item, orig, patched)
+	if err != nil {
+		return err
+	}
+	copied := *merged
+	copied.HeadComment, copied.FootComment = "", ""
+	text, err := s.layout.encode(seqNode(nil, &copied), owner)
+	if err != nil {
+		return err
+	}
+	first := item.Line - 1
+	s.edit(s.lines.start[first], s.lines.end(s.lines.blockEnd(first, owner, false, true)), text)
+	return nil
+}
+
+// seqNode is a sequence of new values, then of nodes.
+func seqNode(values []any, nodes ...*yaml.Node) *yaml.Node {
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, v := range values {
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+		}
+		seq.Content = append(seq.Content, &n)
+	}
+	seq.Content = append(seq.Content, nodes...)
+	return seq
+}
+
+// replaceScalar writes a changed scalar over the old one on its line.
+func (s *splicer) replaceScalar(v *yaml.Node, value any) error {
+	if v.Style&(yaml.TaggedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Value == "" && v.Style == 0 {
+		return errRewrite
+	}
+	start := s.lines.offset(v.Line, v.Column)
+	end := s.scalarEnd(v, start)
+	if start < 0 || end < 0 {
+		return errRewrite
+	}
+	n, err := scalarNode(v, value)
+	if err != nil {
+		return err
+	}
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	text, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	text = bytes.TrimSuffix(text, []byte("\n"))
+	if bytes.ContainsRune(text, '\n') {
+		return errRewrite
+	}
+	s.edit(start, end, text)
+	return nil
+}
+
+// scalarEnd returns the offset just past a one-line scalar that starts
+// at start, or -1.
+func (s *splicer) scalarEnd(v *yaml.Node, start int) int {
+	line := s.lines.line(v.Line - 1)
+	from := start - s.lines.start[v.Line-1]
+	if from < 0 || from >= len(line) {
+		return -1
+	}
+	rest := line[from:]
+	switch {
+	case v.Style&yaml.DoubleQuotedStyle != 0:
+		for j := 1; j < len(rest); j++ {
+			switch rest[j] {
+			case '\\':
+				j++
+			case '"':
+				return start + j + 1
+			}
+		}
+	case v.Style&yaml.SingleQuotedStyle != 0:
+		for j := 1; j < len(rest); j++ {
+			if rest[j] == '\'' {
+				if j+1 < len(rest) && rest[j+1] == '\'' {
+					j++
+					continue
+				}
+				return start + j + 1
+			}
+		}
+	case bytes.HasPrefix(rest, []byte(v.Value)):
+		after := strings.TrimLeft(string(rest[len(v.Value):]), " \t")
+		if after == "" || after[0] == '#' {
+			return start + len(v.Value)
+		}
+	}
+	return -1
+}
+
+// replaceFlow writes a changed flow map or list again, in flow style.
+func (s *splicer) replaceFlow(v *yaml.Node, orig, patched any) error {
+	start := s.lines.offset(v.Line, v.Column)
+	if start < 0 {
+		return errRewrite
+	}
+	end := flowEnd(s.lines.text, start)
+	merged, err := mergeNode(v, orig, patched)
+	if err != nil || end < 0 {
+		return errRewrite
+	}
+	n := *merged
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	n.Style |= yaml.FlowStyle
+	text, err := yaml.Marshal(&n)
+	if err != nil {
+		return err
+	}
+	text = bytes.TrimSuffix(text, []byte("\n"))
+	if bytes.ContainsRune(text, '\n') {
+		return errRewrite
+	}
+	s.edit(start, end, text)
+	return nil
+}
+
+// flowEnd returns the offset just past the flow collection that starts
+// at start, or -1: brackets nest, quotes hold brackets as text.
+func flowEnd(text []byte, start int) int {
+	depth := 0
+	for i := start; i < len(text); i++ {
+		switch text[i] {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case '\'':
+			for i++; i < len(text); i++ {
+				if text[i] == '\'' {
+					if i+1 < len(text) && text[i+1] == '\'' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case '#':
+			if i > start && (text[i-1] == ' ' || text[i-1] == '\t') {
+				return -1 // a comment inside a flow collection
+			}
+		}
+	}
+	return -1
+}
