@@ -82,7 +82,9 @@ func pathKey(k string) bool {
 func unaddressableKey(base, target map[string]any) (string, bool) {
 	for _, m := range []map[string]any{base, target} {
 		for k := range m {
-			if !pathKey(k) && !sameValue(base[k], target[k]) {
+			b, inBase := base[k]
+			t, inTarget := target[k]
+			if !pathKey(k) && (inBase != inTarget || !sameValue(b, t)) {
 				return k, true
 			}
 		}

@@ -246,9 +246,9 @@ func readObjects(t testing.TB, side, path string) []*manifestObject {
 }
 
 // checkRoundTrip diffs base and target in both formats and applies each
-// printed patch to base: the paired objects must come out as in target,
-// the others unchanged. A .kpatch file may refuse a change it cannot
-// write; the YAML patch file may not.
+// printed patch to base, once and twice: the paired objects must come out
+// as in target, the others unchanged. A .kpatch file may refuse a change
+// it cannot write; the YAML patch file may not.
 func checkRoundTrip(t testing.TB, base, target []*manifestObject) {
 	t.Helper()
 	pairs, _ := pairObjects(base, target, false)
@@ -277,6 +277,11 @@ func checkRoundTrip(t testing.TB, base, target []*manifestObject) {
 			}
 			if err != nil || !sameValue(got, want) {
 				t.Fatalf("-o %s: %s: err %v\ngot  %s\nwant %s\npatch:\n%s", format, b.ref, err, brief(got), brief(want), out)
+			}
+			// the webhook may apply a registry file twice to one object
+			again, err := kpatch.Apply(got, []*kpatch.Patch{p}, kpatch.ApplyOptions{})
+			if err != nil || !sameValue(again, want) {
+				t.Fatalf("-o %s: %s: applied twice: err %v\n%v\npatch:\n%s", format, b.ref, err, firstDifference(again, want, "", ""), out)
 			}
 		}
 	}

@@ -161,6 +161,12 @@ func (l *kpatchLowering) insert(path kpatch.Path, sel kpatch.Segment, sc schemaC
 		l.fail(path, "a new item without a scalar field")
 		return
 	}
+	if _, named := m["name"].(string); len(later) > 0 && !named {
+		// run again, the header would build the item without its lists,
+		// find no twin for it, and add it once more
+		l.fail(path, "a new item without a name whose lists of maps need sections of their own")
+		return
+	}
 	l.sections = append(l.sections, s)
 	for _, f := range later {
 		f()

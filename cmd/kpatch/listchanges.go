@@ -66,8 +66,8 @@ func selectSegment(kind kpatch.SegmentKind, key, value string) kpatch.Segment {
 
 // keyedList diffs two lists whose items a key identifies: the items gone
 // (and those that moved) are deleted by key, the items in both change in
-// place, and the new (and moved) items are inserted before the next item
-// that stayed, or appended.
+// place, and the new (and moved) items are inserted after the item they
+// follow in target (the last one appended, the first one prepended).
 func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, key string, base, target []any) {
 	baseAt := make(map[string]int, len(base))
 	for i, it := range base {
@@ -112,13 +112,15 @@ func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, ke
 		if _, ok := kept[ti]; ok {
 			continue
 		}
+		// after the item before it in target, which is in place by now:
+		// run again, the file deletes a moved item and puts it back there
 		at := kpatch.Segment{Kind: kpatch.Append}
-		for next := ti + 1; next < len(target); next++ {
-			if _, ok := kept[next]; ok {
-				k, _ := keyText(target[next], key)
-				at = selectSegment(kpatch.InsertBefore, key, k)
-				break
-			}
+		switch {
+		case ti == 0 && len(target) > 1:
+			at = kpatch.Segment{Kind: kpatch.InsertBefore, Index: 0}
+		case ti > 0 && ti < len(target)-1:
+			prev, _ := keyText(target[ti-1], key)
+			at = selectSegment(kpatch.InsertAfter, key, prev)
 		}
 		k, _ := keyText(it, key)
 		d.changes = append(d.changes, change{kind: insertItem, path: with(path, at), value: it,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,6 +22,10 @@ func kpatchScalar(v any) string {
 			return escaped
 		}
 		return strconv.Quote(escaped)
+	}
+	if f, ok := v.(float64); ok && math.Abs(f) >= 1<<63 {
+		// past int64 an integer's digits do not read back as a number
+		return strconv.FormatFloat(f, 'e', -1, 64)
 	}
 	text, _ := scalarText(v)
 	return text
