@@ -74,14 +74,14 @@ func (o *diffOptions) run(s streams, basePath, targetPath string) error {
 		return err
 	}
 	pairs, unpaired := pairObjects(base, target, o.failUnmatched)
-	out, err := o.diff(pairs, base, target)
-	if err != nil {
-		return err
-	}
 	failed := false
 	for _, u := range unpaired {
 		fmt.Fprintln(s.err, u)
 		failed = failed || u.Fatal
+	}
+	out, err := o.diff(pairs, base, target)
+	if err != nil {
+		return err
 	}
 	if _, err := s.out.Write(out); err != nil {
 		return err

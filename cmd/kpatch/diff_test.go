@@ -300,3 +300,113 @@ func sameJSONData(t *testing.T, a, b string) bool {
 	}
 	return firstDifference(x, y, "", "") == nil
 }
+
+// pod is a Pod with the given spec, in flow style.
+func pod(spec string) string {
+	return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: " + spec + "\n"
+}
+
+func TestDiffListForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, base, target, want string
+	}{{
+		name:   "an item gone from a list without key: deleted by a field only it has",
+		base:   pod(`{containers: [{name: m, image: a}], tolerations: [{key: a, operator: Exists}, {key: b, operator: Exists}]}`),
+		target: pod(`{containers: [{name: m, image: a}], tolerations: [{key: a, operator: Exists}]}`),
+		want:   "[pod.p]\ntolerations[delete=key=\"b\"]:\n",
+	}, {
+		name:   "a scalar gone from a list: the list emptied and built again, never [delete=N]",
+		base:   pod(`{containers: [{name: m, image: a, args: [--a, --b, --c]}]}`),
+		target: pod(`{containers: [{name: m, image: a, args: [--a, --c]}]}`),
+		want:   "[pod.p.containers[name=\"m\"]]\nargs[*][delete]:\nargs[-]: --a\nargs[-]: --c\n",
+	}, {
+		name:   "a scalar changed in place: set by index",
+		base:   pod(`{containers: [{name: m, image: a, args: [--a, --b]}]}`),
+		target: pod(`{containers: [{name: m, image: a, args: [--a, --x]}]}`),
+		want:   "[pod.p.containers[name=\"m\"]]\nargs.1: --x\n",
+	}, {
+		name:   "an item that moved: deleted, then inserted where it goes (first: before index 0)",
+		base:   pod(`{containers: [{name: a, image: a}, {name: b, image: b}, {name: c, image: c}]}`),
+		target: pod(`{containers: [{name: b, image: b}, {name: a, image: a}, {name: c, image: c}]}`),
+		want:   "[pod.p]\ncontainers[delete=name=\"b\"]:\n\n[pod.p.containers[-0]]\nimage: b\nname: b\n",
+	}, {
+		name:   "a new item in the middle: inserted after the item it follows",
+		base:   pod(`{containers: [{name: a, image: a}, {name: c, image: c}]}`),
+		target: pod(`{containers: [{name: a, image: a}, {name: b, image: b}, {name: c, image: c}]}`),
+		want:   "[pod.p.containers[+name=\"a\"]]\nimage: b\nname: b\n",
+	}, {
+		name:   "ports addressed by their merge key",
+		base:   pod(`{containers: [{name: m, image: a, ports: [{containerPort: 80, name: http}]}]}`),
+		target: pod(`{containers: [{name: m, image: a, ports: [{containerPort: 80, name: web}]}]}`),
+		want:   "[pod.p.containers[name=\"m\"].ports[containerPort=\"80\"]]\nname: web\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, map[string]string{"b.yaml": tc.base, "t.yaml": tc.target}, "", "diff", "b.yaml", "t.yaml")
+			if code != 0 || stdout != tc.want {
+				t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, tc.want)
+			}
+		})
+	}
+}
+
+func TestDiffWritesWholeWhatInsertionsCannotReach(t *testing.T) {
+	// two ports 53 (UDP and TCP): an insertion identified by containerPort
+	// could update the other one, so the list is written whole
+	base := pod(`{containers: [{name: dns, image: a, ports: [{containerPort: 53, protocol: UDP, name: dns}]}]}`)
+	target := pod(`{containers: [{name: dns, image: a, ports: [{containerPort: 53, protocol: UDP, name: dns}, {containerPort: 53, protocol: TCP, name: dns-tcp}]}]}`)
+	files := map[string]string{"b.yaml": base, "t.yaml": target}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "-o", "yaml", "b.yaml", "t.yaml")
+	want := "- target: pod.p\n  patch:\n    containers[name=\"dns\"].ports:\n    - containerPort: 53\n      name: dns\n      protocol: UDP\n" +
+		"    - containerPort: 53\n      name: dns-tcp\n      protocol: TCP\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+	code, _, stderr = runCLI(t, files, "", "diff", "b.yaml", "t.yaml")
+	if code != 1 || !strings.Contains(stderr, "a list whose items cannot be appended one by one") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestDiffUnaddressableFields(t *testing.T) {
+	crd := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nlabels: {a: \"1\"}\n"
+	files := map[string]string{"b.yaml": crd, "t.yaml": strings.Replace(crd, `"1"`, `"2"`, 1)}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "b.yaml", "t.yaml")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "Widget w: labels.a: the format reads a first field labels as metadata.labels: no patch path can spell the field") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestSelfCheckFindsTheFirstDifference(t *testing.T) {
+	base := readObjectsText(t, "BASE", pod(`{containers: [{name: m, image: a}]}`))
+	target := readObjectsText(t, "TARGET", pod(`{containers: [{name: m, image: b}]}`))
+	targets := map[objectKey]*manifestObject{target[0].key: target[0]}
+	m, err := selfCheck("wrong.kpatch", []byte("[pod.p.containers[name=m]]\nimage: c\n"), base, targets)
+	if err != nil || m == nil || m.loc != "/spec/containers/0/image" || m.list != "/spec/containers" || m.got != "c" || m.want != "b" {
+		t.Fatalf("err %v, mismatch %+v", err, m)
+	}
+	if !errors.Is(m, errSelfCheck) || !strings.Contains(m.Error(), `Pod p: internal error: the patch does not turn BASE into TARGET (please report it with both inputs) at /spec/containers/0/image: got "c", want "b"`) {
+		t.Errorf("message: %v", m)
+	}
+	// what the self-check asks for: the list written whole
+	changes, err := diffObjects("Pod p", base[0].obj, target[0].obj, map[string]bool{m.list: true})
+	if err != nil || len(changes) != 1 || changes[0].path.String() != "spec.containers" || changes[0].rebuild != rebuildClear {
+		t.Errorf("err %v, changes %+v", err, changes)
+	}
+	if _, err := selfCheck("broken.kpatch", []byte("[pod.p\n"), base, targets); !errors.Is(err, errSelfCheck) {
+		t.Errorf("a patch that does not compile: %v", err)
+	}
+}
+
+// readObjectsText reads the objects of a manifest text for a diff.
+func readObjectsText(t testing.TB, side, text string) []*manifestObject {
+	t.Helper()
+	docs, err := readDocuments(side, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := diffObjectsOf(side, docs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}

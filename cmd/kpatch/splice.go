@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -34,6 +38,11 @@ type splicer struct {
 // spliceDocument returns the text of a document whose object changed
 // from orig to patched, edited in place.
 func spliceDocument(text []byte, orig, patched map[string]any) ([]byte, error) {
+	crlf := []byte("\r\n")
+	if n := bytes.Count(text, crlf); n > 0 && n == bytes.Count(text, []byte("\r")) {
+		out, err := spliceDocument(bytes.ReplaceAll(text, crlf, []byte("\n")), orig, patched)
+		return bytes.ReplaceAll(out, []byte("\n"), crlf), err
+	}
 	if bytes.ContainsRune(text, '\r') {
 		return nil, errKeepLayout
 	}
@@ -78,7 +87,6 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 		return errEmptied
 	}
 	owner := n.Content[0].Column - 1
-	last := 0
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -87,7 +95,6 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 			return err
 		}
 		seen[key] = true
-		last = s.lines.blockEnd(k.Line-1, owner, true, true)
 		p, kept := patched[key]
 		switch {
 		case !kept:
@@ -116,6 +123,7 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 	if err != nil {
 		return err
 	}
+	last := s.lines.blockEnd(n.Content[len(n.Content)-2].Line-1, owner, true, true)
 	s.edit(s.lines.end(last), s.lines.end(last), withLineBreak(s.lines, last, text))
 	return nil
 }
@@ -313,6 +321,10 @@ func (s *splicer) replaceScalar(v *yaml.Node, value any) error {
 	if start < 0 || end < 0 {
 		return errRewrite
 	}
+	if text, ok := quickScalar(value, v.Style); ok {
+		s.edit(start, end, []byte(text))
+		return nil
+	}
 	n, err := scalarNode(v, value)
 	if err != nil {
 		return err
@@ -328,6 +340,41 @@ func (s *splicer) replaceScalar(v *yaml.Node, value any) error {
 	}
 	s.edit(start, end, text)
 	return nil
+}
+
+// plainSafe matches the strings that every YAML reader takes as strings
+// when written plain, but for the words of yaml11Words: a letter, _ or /
+// first, then no blank, quote, comment or flow indicator.
+var (
+	plainSafe   = regexp.MustCompile(`^[A-Za-z_/][A-Za-z0-9_./:@+=-]*$`)
+	yaml11Words = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true, "true": true, "false": true, "null": true}
+)
+
+// quickScalar writes the common scalars without an encoder: numbers,
+// booleans, null, and strings that are plain-safe, or quoted as the old
+// scalar was. ok is false for the others.
+func quickScalar(value any, old yaml.Style) (string, bool) {
+	switch x := value.(type) {
+	case string:
+		switch {
+		case strings.ContainsFunc(x, unicode.IsControl) || strings.Contains(x, "\\"):
+			return "", false
+		case old&yaml.DoubleQuotedStyle != 0:
+			return strconv.Quote(x), true
+		case old&yaml.SingleQuotedStyle != 0:
+			return "'" + strings.ReplaceAll(x, "'", "''") + "'", true
+		case plainSafe.MatchString(x) && !yaml11Words[strings.ToLower(x)]:
+			return x, true
+		}
+		return "", false
+	case nil:
+		return "null", true
+	case float64:
+		if math.Abs(x) >= 1<<63 {
+			return "", false
+		}
+	}
+	return scalarText(value)
 }
 
 // scalarEnd returns the offset just past a one-line scalar that starts

@@ -156,6 +156,16 @@ func TestApplyValueChangesShape(t *testing.T) {
 	}
 }
 
+func TestApplyKeepsLineEnds(t *testing.T) {
+	in := "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # c\r\ndata:\r\n  a: x\r\n"
+	files := map[string]string{"a.yaml": in, "p.kpatch": "[configmap.c]\ndata.a: z\ndata.b: w\n"}
+	code, stdout, stderr := runCLI(t, files, "", "apply", "-p", "p.kpatch", "-f", "a.yaml")
+	want := "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: c # c\r\ndata:\r\n  a: z\r\n  b: w\r\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %s, stdout %q\nwant %q", code, stderr, stdout, want)
+	}
+}
+
 // TestSpliceRandomChanges edits random documents, written in several
 // layouts, into random other objects: the edited text must read back as
 // the new object, edited in place (no coarser writer needed).
