@@ -69,25 +69,7 @@ func selectSegment(kind kpatch.SegmentKind, key, value string) kpatch.Segment {
 // place, and the new (and moved) items are inserted after the item they
 // follow in target (the last one appended, the first one prepended).
 func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, key string, base, target []any) {
-	baseAt := make(map[string]int, len(base))
-	for i, it := range base {
-		k, _ := keyText(it, key)
-		baseAt[k] = i
-	}
-	var order, common []int // base index of each target item in both lists
-	for ti, it := range target {
-		k, _ := keyText(it, key)
-		if bi, ok := baseAt[k]; ok {
-			order = append(order, bi)
-			common = append(common, ti)
-		}
-	}
-	kept := make(map[int]int, len(common)) // target index -> base index
-	for i, in := range longestIncreasing(order) {
-		if in {
-			kept[common[i]] = order[i]
-		}
-	}
+	kept := keptItems(base, target, key)
 	if d.insertionsMeetTwins(base, target, kept, sc) {
 		d.setList(path, sc, target)
 		return
@@ -109,23 +91,53 @@ func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, ke
 		}
 	}
 	for ti, it := range target {
-		if _, ok := kept[ti]; ok {
-			continue
+		if _, ok := kept[ti]; !ok {
+			k, _ := keyText(it, key)
+			d.changes = append(d.changes, change{kind: insertItem, path: with(path, keyedPlace(target, ti, key)), value: it,
+				item: selectSegment(kpatch.Select, key, k), schema: sc.item()})
 		}
-		// after the item before it in target, which is in place by now:
-		// run again, the file deletes a moved item and puts it back there
-		at := kpatch.Segment{Kind: kpatch.Append}
-		switch {
-		case ti == 0 && len(target) > 1:
-			at = kpatch.Segment{Kind: kpatch.InsertBefore, Index: 0}
-		case ti > 0 && ti < len(target)-1:
-			prev, _ := keyText(target[ti-1], key)
-			at = selectSegment(kpatch.InsertAfter, key, prev)
-		}
-		k, _ := keyText(it, key)
-		d.changes = append(d.changes, change{kind: insertItem, path: with(path, at), value: it,
-			item: selectSegment(kpatch.Select, key, k), schema: sc.item()})
 	}
+}
+
+// keptItems returns the items of target (index to base index) whose key
+// base has, in the longest run that keeps its base order: the items that
+// stay where they are. The others are new, or moved.
+func keptItems(base, target []any, key string) map[int]int {
+	baseAt := make(map[string]int, len(base))
+	for i, it := range base {
+		k, _ := keyText(it, key)
+		baseAt[k] = i
+	}
+	var order, common []int // base index of each target item in both lists
+	for ti, it := range target {
+		k, _ := keyText(it, key)
+		if bi, ok := baseAt[k]; ok {
+			order = append(order, bi)
+			common = append(common, ti)
+		}
+	}
+	kept := make(map[int]int, len(common))
+	for i, in := range longestIncreasing(order) {
+		if in {
+			kept[common[i]] = order[i]
+		}
+	}
+	return kept
+}
+
+// keyedPlace returns where the item ti of target is inserted: after the
+// item before it in target, which is in place by then (run again, the
+// file deletes a moved item and puts it back there); the last item
+// appended, the first one before index 0.
+func keyedPlace(target []any, ti int, key string) kpatch.Segment {
+	switch {
+	case ti == 0 && len(target) > 1:
+		return kpatch.Segment{Kind: kpatch.InsertBefore, Index: 0}
+	case ti > 0 && ti < len(target)-1:
+		prev, _ := keyText(target[ti-1], key)
+		return selectSegment(kpatch.InsertAfter, key, prev)
+	}
+	return kpatch.Segment{Kind: kpatch.Append}
 }
 
 // insertionsMeetTwins reports whether a target item that is not kept

@@ -212,8 +212,8 @@ func (s *splicer) rewriteEntry(k, v *yaml.Node, orig, patched any) error {
 }
 
 // sequence edits a block sequence whose list changed, item by item as
-// alignLists pairs them: new items go before the next item that stays, or
-// after the last one.
+// alignItems pairs them: new items go before the next item that stays,
+// or after the last one.
 func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
 	if len(patched) == 0 {
 		return errEmptied
@@ -227,44 +227,45 @@ func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
 			return errKeepLayout
 		}
 	}
-	var pending []any
-	flush := func(at int) error {
-		if len(pending) == 0 {
-			return nil
-		}
-		text, err := s.layout.encode(seqNode(pending), owner)
-		pending = nil
-		s.edit(at, at, text)
-		return err
-	}
+	var pending []any // new items, inserted before the next old one
 	for _, st := range alignItems(orig, patched) {
 		if st.op == alignInsert {
 			pending = append(pending, patched[st.target])
 			continue
 		}
 		item := n.Content[st.base]
-		if err := flush(s.lines.start[s.lines.headStart(item.Line-1, owner)]); err != nil {
+		first := s.lines.headStart(item.Line-1, owner)
+		if err := s.insertItems(s.lines.start[first], pending, owner, false); err != nil {
 			return err
 		}
+		pending = nil
 		switch st.op {
 		case alignPair:
 			if err := s.changeItem(item, owner, orig[st.base], patched[st.target]); err != nil {
 				return err
 			}
 		case alignDelete:
-			first, last := s.lines.headStart(item.Line-1, owner), s.lines.blockEnd(item.Line-1, owner, false, true)
-			s.edit(s.lines.start[first], s.lines.end(last), nil)
+			s.edit(s.lines.start[first], s.lines.end(s.lines.blockEnd(item.Line-1, owner, false, true)), nil)
 		}
 	}
-	lastItem := n.Content[len(n.Content)-1]
-	last := s.lines.blockEnd(lastItem.Line-1, owner, false, true)
-	if len(pending) > 0 {
-		text, err := s.layout.encode(seqNode(pending), owner)
-		if err != nil {
-			return err
-		}
-		s.edit(s.lines.end(last), s.lines.end(last), withLineBreak(s.lines, last, text))
+	last := s.lines.blockEnd(n.Content[len(n.Content)-1].Line-1, owner, false, true)
+	return s.insertItems(s.lines.end(last), pending, owner, s.lines.end(last) == len(s.lines.text))
+}
+
+// insertItems inserts new sequence items at an offset; atEnd says the
+// offset is the end of a text that may lack its last line break.
+func (s *splicer) insertItems(at int, items []any, owner int, atEnd bool) error {
+	if len(items) == 0 {
+		return nil
 	}
+	text, err := s.layout.encode(seqNode(items), owner)
+	if err != nil {
+		return err
+	}
+	if atEnd && !bytes.HasSuffix(s.lines.text, []byte("\n")) {
+		text = append([]byte("\n"), text...)
+	}
+	s.edit(at, at, text)
 	return nil
 }
 
