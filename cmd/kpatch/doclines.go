@@ -86,7 +86,8 @@ func (l *docLines) blockEnd(first, owner int, key, trailing bool) int {
 		switch ind := l.indent(i); {
 		case l.blank(i):
 		case l.comment(i):
-			if ind <= owner {
+			// a comment may sit among the items of a compact sequence
+			if ind < owner || ind == owner && !key {
 				return l.trailing(last, owner, trailing)
 			}
 		case ind > owner || key && ind == owner && l.dash(i):

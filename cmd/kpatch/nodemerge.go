@@ -54,6 +54,9 @@ func mergeMapping(n *yaml.Node, orig, patched map[string]any) (*yaml.Node, error
 		if err != nil {
 			return nil, err
 		}
+		if seen[key] {
+			return nil, errKeepLayout // a key written twice
+		}
 		seen[key] = true
 		p, kept := patched[key]
 		if !kept {

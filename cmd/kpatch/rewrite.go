@@ -17,10 +17,11 @@ import (
 // the object printed afresh. Each candidate is read back and must give
 // the patched object.
 func rewriteDocument(text []byte, orig, patched map[string]any) ([]byte, error) {
-	for _, write := range []func([]byte, map[string]any, map[string]any) ([]byte, error){spliceDocument, encodeDocument} {
-		if out, err := write(text, orig, patched); err == nil && decodesTo(out, patched) {
-			return out, nil
-		}
+	if out, err := spliceDocument(text, orig, patched); err == nil {
+		return out, nil
+	}
+	if out, err := encodeDocument(text, orig, patched); err == nil && decodesTo(out, patched) {
+		return out, nil
 	}
 	return sigsyaml.Marshal(patched)
 }

@@ -36,7 +36,8 @@ type splicer struct {
 }
 
 // spliceDocument returns the text of a document whose object changed
-// from orig to patched, edited in place.
+// from orig to patched, edited in place; the text is read back and must
+// give patched.
 func spliceDocument(text []byte, orig, patched map[string]any) ([]byte, error) {
 	crlf := []byte("\r\n")
 	if n := bytes.Count(text, crlf); n > 0 && n == bytes.Count(text, []byte("\r")) {
@@ -54,10 +55,30 @@ func spliceDocument(text []byte, orig, patched map[string]any) ([]byte, error) {
 		return nil, errKeepLayout
 	}
 	s := &splicer{lines: newDocLines(text), layout: detectLayout(doc.Content[0])}
+	if !s.spansDocument(doc.Content[0]) {
+		return nil, errKeepLayout
+	}
 	if err := s.mapping(doc.Content[0], orig, patched); err != nil {
 		return nil, err
 	}
-	return s.apply()
+	out, err := s.apply()
+	if err != nil || !decodesTo(out, patched) {
+		return nil, errKeepLayout
+	}
+	return out, nil
+}
+
+// spansDocument reports whether the root mapping holds every line of the
+// text that is not blank, a comment or an end marker (...): YAML parsers
+// stop quietly at a line indented less than the root's keys.
+func (s *splicer) spansDocument(root *yaml.Node) bool {
+	k := root.Content[len(root.Content)-2]
+	for i := s.lines.blockEnd(k.Line-1, k.Column-1, true, false) + 1; i < s.lines.count(); i++ {
+		if !s.lines.blank(i) && !s.lines.comment(i) && string(bytes.TrimSpace(s.lines.line(i))) != "..." {
+			return false
+		}
+	}
+	return true
 }
 
 // apply performs the edits on the text.
@@ -87,12 +108,21 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 		return errEmptied
 	}
 	owner := n.Content[0].Column - 1
+	if len(n.Content)/2 != len(orig) {
+		return errKeepLayout // keys written twice, or merged in with <<
+	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Column-1 != owner {
+			return errKeepLayout // keys out of line
+		}
 		key, err := nodeKey(k, orig)
 		if err != nil {
 			return err
+		}
+		if seen[key] {
+			return errKeepLayout // a key written twice
 		}
 		seen[key] = true
 		p, kept := patched[key]
@@ -124,17 +154,12 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 		return err
 	}
 	last := s.lines.blockEnd(n.Content[len(n.Content)-2].Line-1, owner, true, true)
-	s.edit(s.lines.end(last), s.lines.end(last), withLineBreak(s.lines, last, text))
-	return nil
-}
-
-// withLineBreak puts a line break before text inserted after the last
-// line when that line has none.
-func withLineBreak(l *docLines, line int, text []byte) []byte {
-	if l.end(line) == len(l.text) && !bytes.HasSuffix(l.text, []byte("\n")) {
-		return append([]byte("\n"), text...)
+	at := s.lines.end(last)
+	if at == len(s.lines.text) && !bytes.HasSuffix(s.lines.text, []byte("\n")) {
+		text = append([]byte("\n"), text...) // the stream's last line had no line break
 	}
-	return text
+	s.edit(at, at, text)
+	return nil
 }
 
 // removeEntry removes a map entry's lines and the comment above it.
@@ -197,6 +222,10 @@ func (s *splicer) rewriteEntry(k, v *yaml.Node, orig, patched any) error {
 	}
 	key, val := *k, *merged
 	key.HeadComment, key.FootComment, val.FootComment = "", "", ""
+	if key.LineComment != "" && val.LineComment == "" {
+		// after the value: yaml.v3 would break the line after the key
+		key.LineComment, val.LineComment = "", key.LineComment
+	}
 	owner := k.Column - 1
 	text, err := s.layout.encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&key, &val}}, owner)
 	if err != nil {
@@ -235,7 +264,7 @@ func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
 		}
 		item := n.Content[st.base]
 		first := s.lines.headStart(item.Line-1, owner)
-		if err := s.insertItems(s.lines.start[first], pending, owner, false); err != nil {
+		if err := s.insertItems(s.lines.start[first], pending, owner); err != nil {
 			return err
 		}
 		pending = nil
@@ -249,12 +278,11 @@ func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
 		}
 	}
 	last := s.lines.blockEnd(n.Content[len(n.Content)-1].Line-1, owner, false, true)
-	return s.insertItems(s.lines.end(last), pending, owner, s.lines.end(last) == len(s.lines.text))
+	return s.insertItems(s.lines.end(last), pending, owner)
 }
 
-// insertItems inserts new sequence items at an offset; atEnd says the
-// offset is the end of a text that may lack its last line break.
-func (s *splicer) insertItems(at int, items []any, owner int, atEnd bool) error {
+// insertItems inserts new sequence items at an offset.
+func (s *splicer) insertItems(at int, items []any, owner int) error {
 	if len(items) == 0 {
 		return nil
 	}
@@ -262,8 +290,8 @@ func (s *splicer) insertItems(at int, items []any, owner int, atEnd bool) error 
 	if err != nil {
 		return err
 	}
-	if atEnd && !bytes.HasSuffix(s.lines.text, []byte("\n")) {
-		text = append([]byte("\n"), text...)
+	if at == len(s.lines.text) && !bytes.HasSuffix(s.lines.text, []byte("\n")) {
+		text = append([]byte("\n"), text...) // the stream's last line had no line break
 	}
 	s.edit(at, at, text)
 	return nil

@@ -198,3 +198,29 @@ func TestSpliceRandomChanges(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplice edits any YAML document into a random change of its object:
+// an edit in place must read back as the changed object.
+func FuzzSplice(f *testing.F) {
+	f.Add(written, uint64(1))
+	f.Add("a: 1\nb:\n- x\n- {y: 2}\nc: |\n  text\n# end\n", uint64(2))
+	f.Add("l:\n  - name: a # a\n    v: [1, 2]\n\n  - name: b\nm: {k: 'v'}\n", uint64(3))
+	f.Fuzz(func(t *testing.T, text string, seed uint64) {
+		if len(text) > 4096 {
+			return
+		}
+		file, err := readManifestFile("fuzz.yaml", []byte(text))
+		if err != nil || len(file.parts) != 1 || file.parts[0].doc.obj == nil {
+			return
+		}
+		doc := file.parts[0].doc
+		target, ok := mutate(rand.New(rand.NewPCG(seed, seed)), deepCopy(doc.obj), 1).(map[string]any)
+		if !ok {
+			return
+		}
+		out, err := spliceDocument(doc.text, doc.obj, target)
+		if err == nil && !decodesTo(out, target) {
+			t.Fatalf("the edited text does not read back as the object:\n%s\n--- out:\n%s\ntarget %s", text, out, brief(target))
+		}
+	})
+}
