@@ -113,24 +113,16 @@ func (o *diffOptions) diff(pairs []objectPair, base, target []*manifestObject) (
 	for _, t := range target {
 		targets[t.key] = t
 	}
+	render, name := renderKpatch, "diff.kpatch"
+	if o.output == "yaml" {
+		render, name = renderYAML, "diff.yaml"
+	}
 	rebuild := map[objectKey]map[string]bool{}
 	sh := newShorthand()
 	for attempt := 0; ; attempt++ {
-		var patches []*objectPatch
-		for _, p := range pairs {
-			changes, err := diffObjects(p.base.ref.String(), p.base.obj, p.target.obj, rebuild[p.base.key])
-			if err != nil {
-				return nil, err
-			}
-			if len(changes) == 0 {
-				continue
-			}
-			patches = append(patches, &objectPatch{target: targetFor(p.base, base), apiVersion: p.base.ref.APIVersion,
-				kind: p.base.ref.Kind, object: p.base.ref.String(), changes: changes})
-		}
-		render, name := renderKpatch, "diff.kpatch"
-		if o.output == "yaml" {
-			render, name = renderYAML, "diff.yaml"
+		patches, err := objectPatches(pairs, base, rebuild)
+		if err != nil {
+			return nil, err
 		}
 		out, err := render(patches, sh)
 		if err != nil {
@@ -140,13 +132,29 @@ func (o *diffOptions) diff(pairs []objectPair, base, target []*manifestObject) (
 		if err != nil || m == nil {
 			return out, err
 		}
-		key := m.key
-		if attempt == maxRebuilds || m.list == "" || rebuild[key][m.list] {
+		if attempt == maxRebuilds || m.list == "" || rebuild[m.key][m.list] {
 			return nil, m
 		}
-		if rebuild[key] == nil {
-			rebuild[key] = map[string]bool{}
+		if rebuild[m.key] == nil {
+			rebuild[m.key] = map[string]bool{}
 		}
-		rebuild[key][m.list] = true
+		rebuild[m.key][m.list] = true
 	}
+}
+
+// objectPatches returns the changes of every pair that differs; rebuild
+// holds, per object, the lists to write whole.
+func objectPatches(pairs []objectPair, base []*manifestObject, rebuild map[objectKey]map[string]bool) ([]*objectPatch, error) {
+	var patches []*objectPatch
+	for _, p := range pairs {
+		changes, err := diffObjects(p.base.ref.String(), p.base.obj, p.target.obj, rebuild[p.base.key])
+		if err != nil {
+			return nil, err
+		}
+		if len(changes) > 0 {
+			patches = append(patches, &objectPatch{target: targetFor(p.base, base), apiVersion: p.base.ref.APIVersion,
+				kind: p.base.ref.Kind, object: p.base.ref.String(), changes: changes})
+		}
+	}
+	return patches, nil
 }

@@ -410,3 +410,15 @@ func readObjectsText(t testing.TB, side, text string) []*manifestObject {
 	}
 	return objs
 }
+
+func TestDiffDirectoriesWithoutChanges(t *testing.T) {
+	files := map[string]string{"base/a.yaml": cm, "base/sub/b.yaml": baseApp, "prod/all.yaml": baseApp + "---\n" + cm}
+	code, stdout, stderr := runCLI(t, files, "", "diff", "-R", "base", "prod")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want nothing", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, files, "", "diff", "base", "prod")
+	if code != 0 || !strings.Contains(stderr, "warning: Deployment web is only in TARGET") {
+		t.Errorf("without -R: exit %d, stderr %q", code, stderr)
+	}
+}
