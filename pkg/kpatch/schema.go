@@ -80,6 +80,7 @@ type kindSchema struct {
 	// top level and metadata, shallowest first: spec, embedded specs, the
 	// pod spec.
 	specPaths [][]string
+	specSteps [][]step // specPaths as the steps of a shorthand's prefix
 	// superseded marks a version that names a replacement in the scheme
 	// (apps/v1beta1 Deployment: apps/v1). Compile checks entries against
 	// the versions that are not.
@@ -113,6 +114,9 @@ func loadSchemas() {
 		}
 		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
 		ks.specPaths = specPaths(root, podSpec)
+		for _, sp := range ks.specPaths {
+			ks.specSteps = append(ks.specSteps, prefixSteps(sp))
+		}
 		key := strings.ToLower(gvk.Kind)
 		schemas.byKind[key] = append(schemas.byKind[key], ks)
 	}
