@@ -56,6 +56,7 @@ func TestCompileErrors(t *testing.T) {
 		{"namespace in capitals", "[Prod/deployment.web]\nreplicas: 3\n", "f:1:7", ErrUnmatchable, `no namespace is named "Prod"`},
 		{"name with a slash", "[deployment.[a/b]]\nreplicas: 3\n", "f:1:2", ErrUnmatchable, `no object is named "a/b"`},
 		{"dotted name", "[configmap.my.settings]\nmode: fast\n", "f:2:1", ErrUnknownField, "bracket it: [configmap.[my.settings]]"},
+		{"delete every item of a map", "[configmap.c]\ndata[*][delete]:\n", "f:2:5", ErrType, "data is a map; [*][delete] needs a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

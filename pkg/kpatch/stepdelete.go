@@ -14,6 +14,10 @@ type deleteItemsStep struct {
 func (x *deleteItemsStep) column() int { return x.col }
 
 func (x *deleteItemsStep) write(b *strings.Builder, _ bool) {
+	if x.every {
+		b.WriteString("[*][delete]")
+		return
+	}
 	sel := ""
 	if x.match != nil {
 		sel = x.match.String()
