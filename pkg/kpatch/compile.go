@@ -42,18 +42,12 @@ const (
 	actInsert
 )
 
-// Internal segment kinds that only compiled plans hold.
-const (
-	imagePart      SegmentKind = 100 + iota // a part of the image reference in a string
-	maybeImagePart                          // an image part if the value is a string, else a field
-)
-
 // plan is an operation resolved against one schema: the full path, the
 // leaf's type and the value converted to it.
 type plan struct {
 	apiVersion string // the schema's; "" for the generic plan
 	kind       string
-	steps      []Segment
+	steps      []step
 	act        action
 	leaf       *typeNode
 	value      any    // the converted constant
@@ -134,18 +128,22 @@ func compileSection(s *Section) *section {
 		}
 		cs.ops = append(cs.ops, op)
 	}
+	hdr := headerSteps(s.Path)
 	last := Segment{Kind: Field}
 	if len(s.Path) > 0 {
 		last = s.Path[len(s.Path)-1]
 	}
 	switch {
 	case last.isInsertion():
-		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s) })
+		r, build := combine(s.Path, hdr, nil), entryRoutes(s.Entries)
+		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build) })
 	case last.Kind == Delete || last.Kind == DeleteItems:
-		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil) })
+		r := combine(s.Path, hdr, nil)
+		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r) })
 	default:
 		for _, e := range s.Entries {
-			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e) })
+			r := combine(s.Path, hdr, e.Key)
+			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r) })
 		}
 	}
 	return cs
@@ -180,80 +178,138 @@ func (p *Patch) WithVariables(vars *Variables) *Patch {
 	return &q
 }
 
-// combine joins a header's path and an entry's key into the steps of a
-// plan, and finds the action: [delete] and [delete=...] delete,
+// route is an entry's full path compiled once for every schema: the
+// steps of the header and the key, and what the plan does at their end.
+type route struct {
+	steps []step
+	act   action
+	err   *problem // a [delete] where none can stand (a tree built without the parser)
+}
+
+// headerSteps compiles a header's path. Its steps report their problems
+// at the entry: column 0.
+func headerSteps(p Path) []step {
+	steps := make([]step, len(p))
+	for i := range p {
+		steps[i] = newStep(&p[i], 0)
+	}
+	return steps
+}
+
+// combine joins a header's path (compiled: hdr) and an entry's key into
+// a route, and finds the action: [delete] and [delete=...] delete,
 // insertions insert, anything else sets.
-func combine(hdr, key Path) ([]Segment, action) {
-	steps := make([]Segment, 0, len(hdr)+len(key)+2)
-	for _, s := range hdr {
-		s.header = true
-		steps = append(steps, s)
-	}
-	act := actSet
+func combine(hdrPath Path, hdr []step, key Path) route {
+	r := route{act: actSet}
 	if len(key) > 0 && key[0].Kind == Delete {
-		act, key = actDelete, key[1:]
+		r.act, key = actDelete, key[1:]
 	}
-	steps = append(steps, key...)
-	if n := len(steps); n > 0 {
-		switch last := steps[n-1]; {
+	r.steps = make([]step, 0, len(hdr)+len(key))
+	r.steps = append(r.steps, hdr...)
+	for i := range key {
+		r.steps = append(r.steps, newStep(&key[i], key[i].Col))
+	}
+	if last := lastSegment(hdrPath, key); last != nil {
+		switch {
 		case last.Kind == Delete:
-			act, steps = actDelete, steps[:n-1]
+			r.act, r.steps = actDelete, r.steps[:len(r.steps)-1]
 		case last.Kind == DeleteItems:
-			act = actDelete
-		case last.isInsertion() && act != actDelete:
-			act = actInsert
+			r.act = actDelete
+		case last.isInsertion() && r.act != actDelete:
+			r.act = actInsert
 		}
 	}
-	if act == actDelete && len(steps) > 0 {
-		// X[sel][delete] removes items: the same as X[delete=sel]. An
-		// index stays: on a list it removes the item, on a map the key.
-		last := &steps[len(steps)-1]
-		switch last.Kind {
-		case Select:
-			last.Kind, last.ByMatch = DeleteItems, true
-		case All:
-			last.Kind, last.Last = DeleteItems, true
-		}
+	if i := slices.Index(r.steps, nil); i >= 0 {
+		r.err = errorf(ErrSyntax, "[delete] cannot appear here")
 	}
-	return steps, act
+	if n := len(r.steps); r.act == actDelete && n > 0 {
+		r.steps[n-1] = deleteStep(r.steps[n-1])
+	}
+	return r
+}
+
+// lastSegment is the last segment of a header's path and a key.
+func lastSegment(hdr, key Path) *Segment {
+	switch {
+	case len(key) > 0:
+		return &key[len(key)-1]
+	case len(hdr) > 0:
+		return &hdr[len(hdr)-1]
+	}
+	return nil
+}
+
+// deleteStep is what the last step of a delete removes: X[sel][delete]
+// removes items, the same as X[delete=sel], and X[*][delete] every item.
+// An index stays: on a list it removes the item, on a map the key.
+func deleteStep(st step) step {
+	switch x := st.(type) {
+	case *selectStep:
+		return &deleteItemsStep{match: &x.match, col: x.col}
+	case *allStep:
+		return &deleteItemsStep{every: true, col: x.col}
+	}
+	return st
+}
+
+// entryRoutes compiles the keys of the entries that build an insertion
+// header's item.
+func entryRoutes(entries []*Entry) []route {
+	routes := make([]route, len(entries))
+	for i, e := range entries {
+		routes[i] = combine(nil, nil, e.Key)
+	}
+	return routes
 }
 
 // compileEntry resolves one entry (or, with e nil, a delete header).
-func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
-	var key Path
-	pl := &plan{line: s.Line, col: s.Col}
+func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
+	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if e != nil {
-		key = e.Key
 		pl.line, pl.col = e.Line, e.Col
 	}
-	pl.steps, pl.act = combine(s.Path, key)
-	if len(pl.steps) == 0 {
-		pl.fail(pl.col, errorf(ErrSyntax, "[delete] needs a path: deleting a whole object is not a patch"))
+	if !pl.checkRoute(r) {
 		return pl
 	}
-	if pl.act == actDelete && pl.steps[len(pl.steps)-1].isInsertion() {
-		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
-		return pl
-	}
-	pl.resolve(ks, s)
+	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete {
 		pl.setValue(&e.Value, e.ValueCol)
 	}
 	return pl
 }
 
+// checkRoute fails the plan on what its route cannot do whatever the
+// schema.
+func (pl *plan) checkRoute(r *route) bool {
+	switch {
+	case r.err != nil:
+		pl.fail(pl.col, r.err)
+	case len(r.steps) == 0:
+		pl.fail(pl.col, errorf(ErrSyntax, "[delete] needs a path: deleting a whole object is not a patch"))
+	case pl.act == actDelete && isInsertion(r.steps[len(r.steps)-1]):
+		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
+	}
+	return pl.err == nil
+}
+
+func isInsertion(st step) bool {
+	_, ok := st.(*insertStep)
+	return ok
+}
+
 // compileInsertSection resolves an insertion header and the entries that
-// build its item.
-func compileInsertSection(ks *kindSchema, s *Section) *plan {
-	pl := &plan{line: s.Line, col: s.Col}
-	pl.steps, pl.act = combine(s.Path, nil)
-	if pl.resolve(ks, s); pl.err != nil {
+// build its item (their routes: build).
+func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *plan {
+	pl := &plan{line: s.Line, col: s.Col, act: r.act}
+	if pl.resolve(ks, s, r); pl.err != nil {
 		return pl
 	}
-	for _, e := range s.Entries {
-		sub := &plan{line: e.Line, col: e.Col}
-		sub.steps, sub.act = combine(nil, e.Key)
-		sub.resolveTypes(pl.leaf)
+	for i, e := range s.Entries {
+		sub := &plan{line: e.Line, col: e.Col, act: build[i].act}
+		if sub.checkRoute(&build[i]) {
+			sub.steps = slices.Clone(build[i].steps)
+			sub.resolveTypes(pl.leaf)
+		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol)
 		}
@@ -289,19 +345,27 @@ func (pl *plan) fail(col int, err *problem) {
 	pl.err = err
 }
 
-// stepCol is the column a problem at step i is reported at: the segment's
+// stepCol is the column a problem at step i is reported at: the step's
 // own column when it is in the entry's key, else the entry's.
 func (pl *plan) stepCol(i int) int {
-	if i < len(pl.steps) && !pl.steps[i].header && pl.steps[i].Col > 0 {
-		return pl.steps[i].Col
+	if i < len(pl.steps) && pl.steps[i].column() > 0 {
+		return pl.steps[i].column()
 	}
 	return pl.col
+}
+
+// lastStep is the plan's last step, or nil.
+func (pl *plan) lastStep() step {
+	if n := len(pl.steps); n > 0 {
+		return pl.steps[n-1]
+	}
+	return nil
 }
 
 // valueLeaf is the type a value is converted to: none for what may be an
 // image part of a custom resource (its text is used as written).
 func (pl *plan) valueLeaf() *typeNode {
-	if n := len(pl.steps); n > 0 && pl.steps[n-1].Kind == maybeImagePart {
+	if _, maybe := pl.lastStep().(maybeImagePartStep); maybe {
 		return nil
 	}
 	return pl.leaf
@@ -321,7 +385,7 @@ func (pl *plan) setValue(v *Value, col int) {
 			err = errorf(ErrValue, "the value holds an infinity or NaN, which JSON cannot carry")
 		}
 		if err != nil {
-			pl.fail(col, err.prefixed(Path(pl.steps).String()))
+			pl.fail(col, err.prefixed(pathText(pl.steps)))
 			return
 		}
 		pl.value = val
@@ -338,7 +402,7 @@ func (pl *plan) setValue(v *Value, col int) {
 		err = errorf(ErrValue, "%v cannot be held in a Kubernetes object (JSON has no infinity or NaN)", val)
 	}
 	if err != nil {
-		pl.fail(col, err.prefixed(Path(pl.steps).String()))
+		pl.fail(col, err.prefixed(pathText(pl.steps)))
 		return
 	}
 	pl.value = val

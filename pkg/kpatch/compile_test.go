@@ -2,6 +2,8 @@ package kpatch
 
 import (
 	"errors"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,7 @@ func TestCompileErrors(t *testing.T) {
 		{"namespace in capitals", "[Prod/deployment.web]\nreplicas: 3\n", "f:1:7", ErrUnmatchable, `no namespace is named "Prod"`},
 		{"name with a slash", "[deployment.[a/b]]\nreplicas: 3\n", "f:1:2", ErrUnmatchable, `no object is named "a/b"`},
 		{"dotted name", "[configmap.my.settings]\nmode: fast\n", "f:2:1", ErrUnknownField, "bracket it: [configmap.[my.settings]]"},
+		{"delete every item of a map", "[configmap.c]\ndata[*][delete]:\n", "f:2:5", ErrType, "data is a map; [*][delete] needs a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,5 +204,40 @@ spec.items.0[delete]:
 	errs = p.WithVariables(&Variables{}).Check()
 	if len(errs) != 3 || !strings.HasPrefix(errs[0].Error(), "f:2:11: ") || !errors.Is(errs[0], ErrVariable) {
 		t.Errorf("with variables: %v", errs)
+	}
+}
+
+// TestCompileLeavesSyntaxAlone compiles every corpus file and checks that
+// the syntax tree is the same afterwards: the compiled plans have steps
+// of their own.
+func TestCompileLeavesSyntaxAlone(t *testing.T) {
+	for _, name := range corpusFiles(t) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ParseAny(name, src)
+		if err != nil {
+			continue
+		}
+		before, _ := ParseAny(name, src)
+		if _, err := Compile(f); err == nil && !reflect.DeepEqual(f, before) {
+			t.Errorf("%s: Compile changed the syntax tree", name)
+		}
+	}
+}
+
+// TestCompileMisplacedDelete compiles a tree built without the parser
+// whose [delete] stands inside a path: a problem of the file, not of
+// every object.
+func TestCompileMisplacedDelete(t *testing.T) {
+	key := Path{{Kind: Field, Name: "spec"}, {Kind: Delete}, {Kind: Field, Name: "x"}}
+	f := &File{Name: "f", Sections: []*Section{{
+		Target: Target{Kind: "Widget", Name: "w", NameLiteral: true}, Line: 1, Col: 1,
+		Entries: []*Entry{{Key: key, Value: Value{Raw: "1", Scalar: int64(1)}, Line: 2, Col: 1, ValueCol: 10}},
+	}}}
+	_, err := Compile(f)
+	if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "f:2:1: [delete] cannot appear here") {
+		t.Fatalf("got %v, want f:2:1: [delete] cannot appear here", err)
 	}
 }

@@ -85,12 +85,12 @@ func (p *Patch) writes() []write {
 			}
 			pos := Position{File: p.name, Line: pl.line, Column: pl.col}
 			if m, isTree := pl.value.(map[string]any); isTree {
-				flattenWrites(m, pl.leaf, Path(pl.steps).String(), func(path string, v any) {
+				flattenWrites(m, pl.leaf, pathText(pl.steps), func(path string, v any) {
 					out = append(out, write{target: s.target, path: path, value: v, pos: pos})
 				})
 				continue
 			}
-			out = append(out, write{target: s.target, path: Path(pl.steps).String(), value: pl.value, pos: pos})
+			out = append(out, write{target: s.target, path: pathText(pl.steps), value: pl.value, pos: pos})
 		}
 	}
 	return out

@@ -1,6 +1,9 @@
 package kpatch
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // idempotenceWarnings reports, as *ParseError wrapping ErrNotIdempotent,
 // the constructs of a file that change the object again each time the
@@ -38,14 +41,18 @@ func (pl *plan) indexDeleteWarning() *problem {
 	if pl.act != actDelete || n == 0 {
 		return nil
 	}
-	last := &pl.steps[n-1]
-	byIndex := last.Kind == DeleteItems && !last.ByMatch && !last.Last ||
-		last.Kind == Index && pl.apiVersion != "" // a list index: the schema says so
+	index, byIndex := 0, false
+	switch last := pl.steps[n-1].(type) {
+	case *deleteItemsStep:
+		index, byIndex = last.index, last.match == nil && !last.every
+	case *indexStep:
+		index, byIndex = last.index, pl.apiVersion != "" // a list index: the schema says so
+	}
 	if !byIndex {
 		return nil
 	}
 	return errorf(ErrNotIdempotent, "not idempotent: deleting %s%s by index removes another item each time the file runs; select the item instead, as in [delete=name=NAME]",
-		Path(pl.steps[:n-1]).String(), "["+strconv.Itoa(last.Index)+"]").at(pl.line, pl.stepCol(n-1))
+		pathText(pl.steps[:n-1]), "["+strconv.Itoa(index)+"]").at(pl.line, pl.stepCol(n-1))
 }
 
 // listToken is one step of a path as far as list items go: a field, every
@@ -63,35 +70,23 @@ type listReach struct {
 	warned   bool
 }
 
-// listTokens turns steps into tokens; a field of every item of a list is
-// every item, then the field.
-func listTokens(steps []Segment) []listToken {
+// listTokens turns steps into tokens (see step.listTokens).
+func listTokens(steps []step) []listToken {
 	out := make([]listToken, 0, len(steps)+2)
-	for i := range steps {
-		st := &steps[i]
-		switch st.Kind {
-		case Field, imagePart, maybeImagePart:
-			if st.overItems {
-				out = append(out, listToken{kind: 'a'})
-			}
-			out = append(out, listToken{kind: 'f', text: st.Name})
-		case All:
-			out = append(out, listToken{kind: 'a'})
-		case Select, Index:
-			out = append(out, listToken{kind: 's', text: Path{*st}.String()})
-		}
+	for _, st := range steps {
+		out = st.listTokens(out)
 	}
 	return out
 }
 
-// everyItemReaches lists the lists whose every item a plan reaches.
+// everyItemReaches lists the lists whose every item a plan reaches: those
+// before a step whose tokens hold every item.
 func everyItemReaches(pl *plan) []*listReach {
 	var out []*listReach
-	for i := range pl.steps {
-		st := &pl.steps[i]
-		if st.Kind == All || st.Kind == Field && st.overItems {
+	for i, st := range pl.steps {
+		if slices.Contains(st.listTokens(nil), listToken{kind: 'a'}) {
 			list := listTokens(pl.steps[:i])
-			out = append(out, &listReach{pl: pl, list: list, listText: Path(pl.steps[:i]).String()})
+			out = append(out, &listReach{pl: pl, list: list, listText: pathText(pl.steps[:i])})
 		}
 	}
 	return out

@@ -120,15 +120,15 @@ func checkImagePartText(part, text string) *problem {
 
 // checkImagePart checks a plan's constant image part.
 func (pl *plan) checkImagePart(val any) *problem {
-	last := pl.steps[len(pl.steps)-1]
-	if last.Kind != imagePart || val == nil {
+	part, ok := pl.lastStep().(imagePartStep)
+	if !ok || val == nil {
 		return nil
 	}
 	text := pl.raw
 	if text == "" {
 		text, _ = scalarText(val)
 	}
-	return checkImagePartText(last.Name, text)
+	return checkImagePartText(part.name, text)
 }
 
 // imageWrite is an image reference that a file set a part of: a map

@@ -42,14 +42,8 @@ const maxLineBytes = 1 << 20
 // Parse reads a patch file. name is used in positions. On error it returns
 // an ErrorList of *ParseError holding every problem of the file.
 func Parse(name string, src []byte) (*File, error) {
-	f := &File{Name: name}
-	var errs ErrorList
-	report := func(line int, e *problem) {
-		errs = append(errs, e.at(line, e.col).parseError(name))
-	}
+	p := &lineParser{file: &File{Name: name}}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	var cur *Section
-	seenHeader := false
 	for lineNo := 1; len(src) > 0; lineNo++ {
 		var line []byte
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -57,60 +51,85 @@ func Parse(name string, src []byte) (*File, error) {
 		} else {
 			line, src = src, nil
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) > maxLineBytes {
-			report(lineNo, errorAt(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
-			continue
-		}
-		if !utf8.Valid(line) {
-			report(lineNo, errorAt(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
-			continue
-		}
-		text := string(line)
-		indent := len(text) - len(strings.TrimLeft(text, " \t"))
-		body := text[indent:]
-		col := indent + 1
-		switch {
-		case body == "" || body[0] == '#':
-			continue
-		case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
-			seenHeader = true
-			s, err := parseHeader(body, col)
-			if err != nil {
-				report(lineNo, err)
-				cur = nil // entries below a broken header are not reported again
-				continue
-			}
-			s.Line, s.Col = lineNo, col
-			s.targetPos = Position{Line: lineNo, Column: col + 1 + kindOffset(&s.Target)}
-			f.Sections = append(f.Sections, s)
-			cur = s
-		default:
-			e, err := parseEntry(body, col)
-			if err != nil {
-				report(lineNo, err)
-				continue
-			}
-			if cur == nil {
-				if !seenHeader {
-					report(lineNo, errorAt(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
-				}
-				continue
-			}
-			e.Line = lineNo
-			cur.Entries = append(cur.Entries, e)
-		}
+		p.line(lineNo, bytes.TrimSuffix(line, []byte("\r")))
 	}
-	for _, s := range f.Sections {
+	for _, s := range p.file.Sections {
 		if line, err := s.check(); err != nil {
-			report(line, err)
+			p.report(line, err)
 		}
 	}
-	if len(errs) > 0 {
-		sortErrors(errs)
-		return nil, errs
+	if len(p.errs) > 0 {
+		sortErrors(p.errs)
+		return nil, p.errs
 	}
-	return f, nil
+	return p.file, nil
+}
+
+// lineParser collects the sections and the problems of a .kpatch file.
+type lineParser struct {
+	file       *File
+	errs       ErrorList
+	cur        *Section // the section entries go to; nil after a broken header
+	seenHeader bool
+}
+
+func (p *lineParser) report(line int, e *problem) {
+	p.errs = append(p.errs, e.at(line, e.col).parseError(p.file.Name))
+}
+
+// line reads one line: a comment, a header or an entry.
+func (p *lineParser) line(lineNo int, line []byte) {
+	if len(line) > maxLineBytes {
+		p.report(lineNo, errorAt(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
+		return
+	}
+	if !utf8.Valid(line) {
+		p.report(lineNo, errorAt(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
+		return
+	}
+	text := string(line)
+	indent := len(text) - len(strings.TrimLeft(text, " \t"))
+	body := text[indent:]
+	col := indent + 1
+	switch {
+	case body == "" || body[0] == '#':
+	case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
+		p.header(lineNo, body, col)
+	default:
+		p.entry(lineNo, body, col)
+	}
+}
+
+// header starts a section.
+func (p *lineParser) header(lineNo int, body string, col int) {
+	p.seenHeader = true
+	s, err := parseHeader(body, col)
+	if err != nil {
+		p.report(lineNo, err)
+		p.cur = nil // entries below a broken header are not reported again
+		return
+	}
+	s.Line, s.Col = lineNo, col
+	s.targetPos = Position{Line: lineNo, Column: col + 1 + kindOffset(&s.Target)}
+	p.file.Sections = append(p.file.Sections, s)
+	p.cur = s
+}
+
+// entry adds an entry to the current section.
+func (p *lineParser) entry(lineNo int, body string, col int) {
+	e, err := parseEntry(body, col)
+	if err != nil {
+		p.report(lineNo, err)
+		return
+	}
+	if p.cur == nil {
+		if !p.seenHeader {
+			p.report(lineNo, errorAt(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
+		}
+		return
+	}
+	e.Line = lineNo
+	p.cur.Entries = append(p.cur.Entries, e)
 }
 
 // ParseString is Parse on a string.

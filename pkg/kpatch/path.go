@@ -42,9 +42,6 @@ type Segment struct {
 	Bracketed bool
 	// Col is the segment's column on its line.
 	Col int
-
-	header    bool // the segment came from the header, not the key
-	overItems bool // compiled: a field of every item of the list before it
 }
 
 // Path is a sequence of segments, from a header and a key.
@@ -363,52 +360,25 @@ func (p Path) String() string {
 }
 
 func (s *Segment) write(b *strings.Builder, first bool) {
-	bare := func(text string) {
-		if !first {
-			b.WriteByte('.')
-		}
-		b.WriteString(text)
+	sel := ""
+	if s.ByMatch || s.Kind == Select {
+		sel = selectorText(s.Key, s.Value)
 	}
 	switch s.Kind {
 	case Field:
-		if (s.Bracketed || strings.Contains(s.Name, ".")) && !strings.ContainsAny(s.Name, `=[]"\`) && !isBracketWord(s.Name) {
-			b.WriteString("[" + s.Name + "]")
-			return
-		}
-		bare(escapeBare(s.Name))
+		writeField(b, s.Name, s.Bracketed, first)
 	case Index:
-		bare(s.Name) // the digits as written: on a map they are the key
-	case imagePart, maybeImagePart:
-		bare(escapeBare(s.Name))
+		writeBare(b, s.Name, first) // the digits as written: on a map they are the key
 	case Select:
-		b.WriteString("[" + selectorText(s.Key, s.Value) + "]")
+		b.WriteString("[" + sel + "]")
 	case All:
 		b.WriteString("[*]")
-	case Append:
-		b.WriteString("[-]")
-	case InsertBefore, InsertAfter:
-		sign := "-"
-		if s.Kind == InsertAfter {
-			sign = "+"
-		}
-		switch {
-		case s.Last && s.Kind == InsertAfter:
-			b.WriteString("[+last]")
-		case s.Last:
-			b.WriteString("[-len]")
-		case s.ByMatch:
-			b.WriteString("[" + sign + selectorText(s.Key, s.Value) + "]")
-		default:
-			b.WriteString("[" + sign + strconv.Itoa(s.Index) + "]")
-		}
+	case Append, InsertBefore, InsertAfter:
+		b.WriteString(insertionText(s.Kind, s.Last, s.Index, sel))
 	case Delete:
 		b.WriteString("[delete]")
 	case DeleteItems:
-		if s.ByMatch {
-			b.WriteString("[delete=" + selectorText(s.Key, s.Value) + "]")
-		} else {
-			b.WriteString("[delete=" + strconv.Itoa(s.Index) + "]")
-		}
+		b.WriteString(deleteItemsText(s.Index, sel))
 	}
 }
 

@@ -2,16 +2,21 @@ package kpatch
 
 import "strings"
 
-// resolve expands the shorthand of the path of an entry of s and checks
-// it against the schema ks (nil: a kind without one).
-func (pl *plan) resolve(ks *kindSchema, s *Section) {
-	if err := pl.expandShorthand(ks); err != nil {
-		if dotted := dottedName(s); err.err == ErrUnknownField && pl.steps[0].header && dotted != "" {
+// resolve builds the plan's steps from the route of an entry of s: the
+// shorthand expanded, each step checked against the schema ks (nil: a
+// kind without one).
+func (pl *plan) resolve(ks *kindSchema, s *Section, r *route) {
+	prefix, err := shorthandPrefix(ks, r.steps[0])
+	if err != nil {
+		if dotted := dottedName(s); err.err == ErrUnknownField && dotted != "" {
 			err.msg += "; if the object's name holds a dot, bracket it: " + dotted
 		}
+		pl.steps = r.steps
 		pl.fail(pl.stepCol(0), err)
 		return
 	}
+	pl.steps = make([]step, 0, len(prefix)+len(r.steps))
+	pl.steps = append(append(pl.steps, prefix...), r.steps...)
 	var root *typeNode
 	if ks != nil {
 		root = ks.root
@@ -19,43 +24,44 @@ func (pl *plan) resolve(ks *kindSchema, s *Section) {
 	pl.resolveTypes(root)
 }
 
-// expandShorthand prefixes the path's first field with where it lives:
-// metadata for labels and annotations, the spec chain for the rest.
-func (pl *plan) expandShorthand(ks *kindSchema) *problem {
-	first := &pl.steps[0]
-	if first.Kind != Field {
-		return errorf(ErrSyntax, "a path starts with a field name, not %s", Path{*first}.String())
+// shorthandPrefix is where a path's first field lives when it is not at
+// the top level: metadata for labels and annotations, the spec chain for
+// the rest.
+func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
+	f, ok := first.(*fieldStep)
+	if !ok {
+		return nil, errorf(ErrSyntax, "a path starts with a field name, not %s", stepText(first))
 	}
-	name := first.Name
-	var prefix []string
 	switch {
-	case ks != nil && ks.root.fields[name] != nil:
-		return nil
-	case name == "labels" || name == "annotations":
-		prefix = []string{"metadata"}
+	case ks != nil && ks.root.fields[f.name] != nil:
+		return nil, nil
+	case f.name == "labels" || f.name == "annotations":
+		return metadataPrefix, nil
 	case ks == nil:
-		return nil
-	default:
-		for _, sp := range ks.specPaths {
-			if nodeAt(ks.root, sp).fields[name] != nil {
-				prefix = sp
-				break
-			}
-		}
-		if prefix == nil {
-			places := []string{"the top level"}
-			for _, sp := range ks.specPaths {
-				places = append(places, strings.Join(sp, "."))
-			}
-			return errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, name, strings.Join(places, ", "))
+		return nil, nil
+	}
+	for i, sp := range ks.specPaths {
+		if nodeAt(ks.root, sp).fields[f.name] != nil {
+			return ks.specSteps[i], nil
 		}
 	}
-	steps := make([]Segment, 0, len(prefix)+len(pl.steps))
-	for _, f := range prefix {
-		steps = append(steps, Segment{Kind: Field, Name: f, header: true})
+	places := []string{"the top level"}
+	for _, sp := range ks.specPaths {
+		places = append(places, strings.Join(sp, "."))
 	}
-	pl.steps = append(steps, pl.steps...)
-	return nil
+	return nil, errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, f.name, strings.Join(places, ", "))
+}
+
+// metadataPrefix is where labels and annotations live.
+var metadataPrefix = prefixSteps([]string{"metadata"})
+
+// prefixSteps are the field steps of a shorthand's prefix.
+func prefixSteps(path []string) []step {
+	steps := make([]step, len(path))
+	for i, name := range path {
+		steps[i] = &fieldStep{name: name}
+	}
+	return steps
 }
 
 func nodeAt(n *typeNode, path []string) *typeNode {
@@ -65,38 +71,53 @@ func nodeAt(n *typeNode, path []string) *typeNode {
 	return n
 }
 
-// typeWalk is what resolveTypes knows about the step it is at.
+// typeWalk is what resolving a plan's steps knows about the step at i.
 type typeWalk struct {
-	imageField bool   // the previous step was a string field named image
-	mergeKey   string // the previous step was a list field with this merge key
+	pl   *plan
+	i    int
+	prev typeFacts // what the step before told
 }
 
-// resolveTypes checks the steps against the schema below n, sets the leaf
-// type, turns indexes on maps into keys, marks image parts, fields of
-// every item of a list and the merge key of an insertion. With n nil (no
-// schema) it only marks possible image parts.
+// typed is a step resolved against a schema.
+type typed struct {
+	step step      // the step the plan keeps: a more precise one when the type tells, such as an image part
+	node *typeNode // the type of what the step reaches; nil when no schema says
+	next typeFacts // what the step tells the step after it
+}
+
+// typeFacts are what a step tells the step after it.
+type typeFacts struct {
+	imageField bool   // a string field named image
+	mergeKey   string // a list field with this merge key
+}
+
+// at is the path before the step, for messages.
+func (w typeWalk) at() string { return pathText(w.pl.steps[:w.i]) }
+
+// last reports whether the step ends the path.
+func (w typeWalk) last() bool { return w.i == len(w.pl.steps)-1 }
+
+// resolveTypes checks the steps against the schema below n and sets the
+// leaf type; each step may become a more precise one (see step.resolve).
+// With n nil (no schema) it only marks a possible image part.
 func (pl *plan) resolveTypes(n *typeNode) {
 	if n == nil {
 		pl.markMaybeImagePart()
 		return
 	}
-	var w typeWalk
-	for i := range pl.steps {
+	w := typeWalk{pl: pl}
+	for w.i = range pl.steps {
 		if n.kind == tAny {
 			n = nil
 			break
 		}
-		var err *problem
-		if pl.steps[i].Kind == Field {
-			n, err = pl.resolveField(i, n, &w)
-		} else {
-			n, err = pl.resolveListStep(i, n, &w)
-		}
+		t, err := pl.steps[w.i].resolve(w, n)
 		if err != nil {
-			pl.fail(pl.stepCol(i), err)
+			pl.fail(pl.stepCol(w.i), err)
 			return
 		}
-		if n == nil {
+		pl.steps[w.i], w.prev = t.step, t.next
+		if n = t.node; n == nil {
 			break
 		}
 	}
@@ -106,74 +127,15 @@ func (pl *plan) resolveTypes(n *typeNode) {
 // markMaybeImagePart marks a last `image.PART` of a path without a schema:
 // an image part if the object holds a string there.
 func (pl *plan) markMaybeImagePart() {
-	steps := pl.steps
-	k := len(steps)
-	if pl.act != actInsert && k >= 2 && steps[k-2].Kind == Field && steps[k-2].Name == "image" &&
-		steps[k-1].Kind == Field && isImagePart(steps[k-1].Name) {
-		steps[k-1].Kind = maybeImagePart
+	k := len(pl.steps)
+	if pl.act == actInsert || k < 2 {
+		return
 	}
-}
-
-// resolveField resolves the Field step i on a node of type n.
-func (pl *plan) resolveField(i int, n *typeNode, w *typeWalk) (*typeNode, *problem) {
-	st := &pl.steps[i]
-	at := func() string { return Path(pl.steps[:i]).String() }
-	imageField := w.imageField
-	*w = typeWalk{}
-	if n.kind == tList && (n.elem.kind == tStruct || n.elem.kind == tMap || n.elem.kind == tAny) {
-		n, st.overItems = n.elem, true // a field of every item
+	image, ok1 := pl.steps[k-2].(*fieldStep)
+	part, ok2 := pl.steps[k-1].(*fieldStep)
+	if ok1 && ok2 && image.name == "image" && isImagePart(part.name) {
+		pl.steps[k-1] = maybeImagePartStep{imagePartStep{part}}
 	}
-	switch n.kind {
-	case tStruct:
-		f := n.fields[st.Name]
-		if f == nil {
-			return nil, errorf(ErrUnknownField, "%s has no field %q at %s", n.name, st.Name, at())
-		}
-		w.imageField = st.Name == "image" && f.kind == tString
-		w.mergeKey = n.mergeKeys[st.Name]
-		return f, nil
-	case tMap:
-		return n.elem, nil
-	case tAny:
-		return nil, nil
-	case tString:
-		if imageField && i == len(pl.steps)-1 && isImagePart(st.Name) && pl.act != actInsert {
-			st.Kind = imagePart
-			return stringNode, nil
-		}
-		return nil, errorf(ErrType, "%s is a string; it has no field %q", at(), st.Name)
-	}
-	return nil, errorf(ErrType, "%s is %s; it has no field %q", at(), n.describe(), st.Name)
-}
-
-// resolveListStep resolves an index, selector or list operation.
-func (pl *plan) resolveListStep(i int, n *typeNode, w *typeWalk) (*typeNode, *problem) {
-	st := &pl.steps[i]
-	at := func() string { return Path(pl.steps[:i]).String() }
-	mergeKey := w.mergeKey
-	*w = typeWalk{}
-	if st.Kind == Index {
-		switch n.kind {
-		case tList:
-			return n.elem, nil
-		case tMap:
-			st.Kind = Field // the digits as written are the key
-			return n.elem, nil
-		}
-		return nil, errorf(ErrType, "%s is %s; an index needs a list", at(), n.describe())
-	}
-	if n.kind != tList {
-		return nil, errorf(ErrType, "%s is %s; %s needs a list", at(), n.describe(), Path{*st}.String())
-	}
-	if st.ByMatch || st.Kind == Select {
-		if err := checkSelectorKey(n.elem, st.Key); err != nil {
-			return nil, err
-		}
-	}
-	if st.isInsertion() {
-		pl.mergeKey = mergeKey
-	}
-	return n.elem, nil
 }
 
 // checkSelectorKey checks a selector's key path against the items' type.

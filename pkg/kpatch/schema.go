@@ -80,6 +80,7 @@ type kindSchema struct {
 	// top level and metadata, shallowest first: spec, embedded specs, the
 	// pod spec.
 	specPaths [][]string
+	specSteps [][]step // specPaths as the steps of a shorthand's prefix
 	// superseded marks a version that names a replacement in the scheme
 	// (apps/v1beta1 Deployment: apps/v1). Compile checks entries against
 	// the versions that are not.
@@ -113,6 +114,9 @@ func loadSchemas() {
 		}
 		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
 		ks.specPaths = specPaths(root, podSpec)
+		for _, sp := range ks.specPaths {
+			ks.specSteps = append(ks.specSteps, prefixSteps(sp))
+		}
 		key := strings.ToLower(gvk.Kind)
 		schemas.byKind[key] = append(schemas.byKind[key], ks)
 	}
@@ -230,33 +234,42 @@ func nodeOf(t reflect.Type) *typeNode {
 	}
 	n := &typeNode{name: t.Name()}
 	schemas.nodes[t] = n
-	if t == quantityType {
+	switch {
+	case t == quantityType:
 		n.kind = tQuantity
-		return n
-	}
-	if t.Implements(openAPITypedType) || reflect.PointerTo(t).Implements(openAPITypedType) {
-		v := reflect.New(t).Interface().(openAPITyped)
+	case t.Implements(openAPITypedType) || reflect.PointerTo(t).Implements(openAPITypedType):
+		n.kind, n.bits = openAPIKind(reflect.New(t).Interface().(openAPITyped))
+	case reflect.PointerTo(t).Implements(unmarshalerType):
 		n.kind = tAny
-		if v.OpenAPISchemaFormat() == "int-or-string" {
-			n.kind = tIntOrString
-		} else if types := v.OpenAPISchemaType(); len(types) == 1 {
-			switch types[0] {
-			case "string":
-				n.kind = tString
-			case "integer":
-				n.kind, n.bits = tInt, 64
-			case "number":
-				n.kind = tFloat
-			case "boolean":
-				n.kind = tBool
-			}
+	default:
+		setGoKind(n, t)
+	}
+	return n
+}
+
+// openAPIKind is the kind (and size) of a type that tells its OpenAPI
+// type, such as IntOrString or Time; free-form when the type is not one.
+func openAPIKind(v openAPITyped) (typeKind, int) {
+	if v.OpenAPISchemaFormat() == "int-or-string" {
+		return tIntOrString, 0
+	}
+	if types := v.OpenAPISchemaType(); len(types) == 1 {
+		switch types[0] {
+		case "string":
+			return tString, 0
+		case "integer":
+			return tInt, 64
+		case "number":
+			return tFloat, 0
+		case "boolean":
+			return tBool, 0
 		}
-		return n
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		n.kind = tAny
-		return n
-	}
+	return tAny, 0
+}
+
+// setGoKind describes n by the Go kind of t.
+func setGoKind(n *typeNode, t reflect.Type) {
 	switch t.Kind() {
 	case reflect.String:
 		n.kind = tString
@@ -281,7 +294,6 @@ func nodeOf(t reflect.Type) *typeNode {
 	default:
 		n.kind = tAny
 	}
-	return n
 }
 
 // addFields adds the JSON fields of struct t to n, inlining ",inline" and

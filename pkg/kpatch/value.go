@@ -106,26 +106,12 @@ func stripComment(text string) string {
 	return strings.TrimRight(text, " \t")
 }
 
+// parseQuoted reads a single- or double-quoted value, which may be
+// followed by a comment.
 func parseQuoted(text string, col int) (Value, *problem) {
-	q := text[0]
-	end := -1
-	for i := 1; i < len(text); i++ {
-		c := text[i]
-		if q == '"' && c == '\\' {
-			i++
-			continue
-		}
-		if c == q {
-			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
-				i++
-				continue
-			}
-			end = i
-			break
-		}
-	}
+	end := closingQuote(text)
 	if end < 0 {
-		return Value{}, errorAt(col, ErrSyntax, "quoted value is not closed; expected %c", q)
+		return Value{}, errorAt(col, ErrSyntax, "quoted value is not closed; expected %c", text[0])
 	}
 	if rest := text[end+1:]; strings.TrimSpace(rest) != "" {
 		trimmed := strings.TrimLeft(rest, " \t")
@@ -134,16 +120,9 @@ func parseQuoted(text string, col int) (Value, *problem) {
 		}
 	}
 	tok := text[:end+1]
-	var s string
-	switch {
-	case q == '\'':
-		s = strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
-	case !strings.Contains(tok, "\\"):
-		s = tok[1 : len(tok)-1] // no escapes: the text itself
-	default:
-		if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
-			return Value{}, errorAt(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-		}
+	s, err := unquote(tok, col)
+	if err != nil {
+		return Value{}, err
 	}
 	v := Value{Raw: tok, Quoted: true, Scalar: s}
 	if strings.Contains(s, "${") {
@@ -163,6 +142,43 @@ func parseQuoted(text string, col int) (Value, *problem) {
 		}
 	}
 	return v, nil
+}
+
+// closingQuote returns the index of the quote that closes the quoted
+// text at the start of text, or -1.
+func closingQuote(text string) int {
+	q := text[0]
+	for i := 1; i < len(text); i++ {
+		c := text[i]
+		if q == '"' && c == '\\' {
+			i++
+			continue
+		}
+		if c == q {
+			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
+				i++
+				continue
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// unquote returns the text of a quoted token: in single quotes a doubled
+// quote is one quote; double quotes take YAML's escapes.
+func unquote(tok string, col int) (string, *problem) {
+	switch {
+	case tok[0] == '\'':
+		return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'"), nil
+	case !strings.Contains(tok, "\\"):
+		return tok[1 : len(tok)-1], nil // no escapes: the text itself
+	}
+	var s string
+	if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
+		return "", errorAt(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return s, nil
 }
 
 // literalText resolves the `$${` escapes of a text that holds no variable.
