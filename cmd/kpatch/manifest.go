@@ -205,10 +205,10 @@ type manifests struct {
 }
 
 // readManifests reads the objects of every file ("-" is standard input).
-func readManifests(files []string, stdin io.Reader) (*manifests, error) {
+func readManifests(files []string, src fileSource) (*manifests, error) {
 	m := &manifests{}
 	for _, path := range files {
-		name, data, err := readPath(path, stdin)
+		name, data, err := src.read(path)
 		if err != nil {
 			return nil, err
 		}
