@@ -115,11 +115,6 @@ func (src fileSource) expand(names []string, sel fileSelection, recursive bool) 
 	return files, nil
 }
 
-// expandPaths is expand relative to the working directory.
-func expandPaths(paths []string, sel fileSelection, recursive bool) ([]string, error) {
-	return fileSource{}.expand(paths, sel, recursive)
-}
-
 // filesIn lists the files of the directory dir that sel takes, named as
 // dir is named.
 func (src fileSource) filesIn(dir string, sel fileSelection, recursive bool) ([]string, error) {
