@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -35,7 +33,9 @@ list items are written anew, in the indentation of their document. JSON input
 is printed from its objects, in YAML.
 
 Patch files apply in the order given; a directory gives its .kpatch, .yaml and
-.yml files in lexical order. When a file fails on an object, that file leaves
+.yml files in lexical order, except values.yaml and parameters.yaml (the values
+and parameters of a registry ConfigMap laid out as a directory: pass values.yaml
+with --values). When a file fails on an object, that file leaves
 the object untouched, the other files still apply, the error goes to stderr and
 the exit code is 1. A file section whose target matches no object of the input
 is reported on stderr as a warning, or with --fail-unmatched as an error.`,
@@ -76,44 +76,68 @@ func (o *applyOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	vars, err := o.vars.load()
+	vars, err := o.vars.load(stdinSource(s.in))
 	if err != nil {
 		return err
 	}
-	patchFiles, err := expandPaths(o.patches, patchExtensions, o.recursive)
+	src := stdinSource(s.in)
+	patchFiles, err := src.expand(o.patches, patchSelection, o.recursive)
 	if err != nil {
 		return err
 	}
-	inputFiles, err := expandPaths(o.inputs, manifestExtensions, o.recursive)
+	inputFiles, err := src.expand(o.inputs, manifestSelection, o.recursive)
 	if err != nil {
 		return err
 	}
-	report := func(err error) { fmt.Fprintln(s.err, err) }
-	patches, err := loadPatches(patchFiles, s.in, vars, report)
+	run := applyRun{src: src, patches: patchFiles, inputs: inputFiles, vars: vars, namespace: o.namespace, failUnmatched: o.failUnmatched}
+	m, found, err := run.apply()
+	found.print(s.err)
 	if err != nil {
 		return err
 	}
-	m, err := readManifests(inputFiles, s.in)
-	if err != nil {
-		return err
-	}
-	failed := false
-	opts := kpatch.ApplyOptions{Namespace: o.namespace}
-	for _, d := range m.docs {
-		if err := d.apply(patches, opts); err != nil {
-			report(err)
-			failed = true
+	if m != nil {
+		if err := writeDocuments(s.out, m, o.output); err != nil {
+			return err
 		}
 	}
-	for _, u := range unmatchedTargets(patches, objectsOf(m.docs, o.namespace), o.failUnmatched) {
-		report(u)
-		failed = failed || u.Fatal
-	}
-	if err := writeDocuments(s.out, m, o.output); err != nil {
-		return err
-	}
-	if failed {
+	if found.failed() {
 		return errReported
 	}
 	return nil
+}
+
+// applyRun is what apply does once its command line is read: the files
+// to read, the variables, the options of the engine. kpatch test runs it
+// for each test.
+type applyRun struct {
+	src           fileSource
+	patches       []string
+	inputs        []string
+	vars          *kpatch.Variables
+	namespace     string
+	failUnmatched bool
+}
+
+// apply loads the patches and the manifests and patches every object. It
+// returns the patched manifests, or nil when a patch file did not parse
+// (nothing is printed then), and what it found. An error is a file that
+// could not be read.
+func (r *applyRun) apply() (*manifests, *findings, error) {
+	found := &findings{}
+	patches, err := loadPatches(r.patches, r.src, r.vars, found)
+	if err != nil || found.failed() {
+		return nil, found, err
+	}
+	m, err := readManifests(r.inputs, r.src)
+	if err != nil {
+		return nil, found, err
+	}
+	opts := kpatch.ApplyOptions{Namespace: r.namespace}
+	for _, d := range m.docs {
+		if err := d.apply(patches, opts); err != nil {
+			found.error(err)
+		}
+	}
+	found.reportUnmatched(unmatchedTargets(patches, objectsOf(m.docs, r.namespace), r.failUnmatched))
+	return m, found, nil
 }

@@ -86,10 +86,20 @@ func TestVariablesFlags(t *testing.T) {
 }
 
 func TestInvalidInput(t *testing.T) {
-	for _, in := range []string{"- a\n- b\n", "a: [\n", "\"just text\"\n"} {
+	for in, want := range map[string]string{
+		"- a\n- b\n":      "kpatch apply: <stdin>:1: document 1: expected a Kubernetes object (a map)",
+		"a: [\n":          "kpatch apply: <stdin>:1: document 1: invalid YAML: ",
+		"\"just text\"\n": "kpatch apply: <stdin>:1: document 1: expected a Kubernetes object (a map)",
+		// the line of the file, not of the document, where the YAML library gives it
+		cm + "---\n" + cm + "---\n# third\nkind: ConfigMap\ndata:\n\ta: 1\n": "kpatch apply: <stdin>:14: document 3: invalid YAML: found character that cannot start any token",
+		// kubectl rejects an object without kind or apiVersion
+		cm + "---\nmetadata: {name: c}\ndata: {a: x}\n":                                               "kpatch apply: <stdin>:6: document 2: apiVersion and kind not set",
+		"kind: ConfigMap\nmetadata: {name: c}\n":                                                      "kpatch apply: <stdin>:1: document 1: apiVersion not set",
+		"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n- {kind: Secret}\n": "kpatch apply: <stdin>:1: document 1: item 2 of the List: apiVersion not set",
+	} {
 		code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, in, "apply", "-p", "p.kpatch", "-f", "-")
-		if code != 1 || stdout != "" || !strings.Contains(stderr, "<stdin>: document 1") {
-			t.Errorf("input %q: exit %d, stdout %q, stderr %q", in, code, stdout, stderr)
+		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, want) {
+			t.Errorf("input %q: exit %d, stdout %q, stderr %q; want %q", in, code, stdout, stderr, want)
 		}
 	}
 }

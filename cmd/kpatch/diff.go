@@ -94,11 +94,12 @@ func (o *diffOptions) run(s streams, basePath, targetPath string) error {
 
 // read reads the objects of one side.
 func (o *diffOptions) read(s streams, side, path string) ([]*manifestObject, error) {
-	files, err := expandPaths([]string{path}, manifestExtensions, o.recursive)
+	src := stdinSource(s.in)
+	files, err := src.expand([]string{path}, manifestSelection, o.recursive)
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifests(files, s.in)
+	m, err := readManifests(files, src)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ func (o *fmtOptions) run(s streams, files []string) error {
 			}
 			failed = true
 		case err != nil:
-			fmt.Fprintln(s.err, err)
+			fmt.Fprintf(s.err, "kpatch fmt: %v\n", err)
 			failed = true
 		case unformatted && o.diff:
 			failed = true
@@ -88,6 +89,9 @@ func (o *fmtOptions) run(s streams, files []string) error {
 func (o *fmtOptions) format(s streams, path string) (bool, error) {
 	if kpatch.IsYAMLFile(path) {
 		return false, fmt.Errorf("%s: fmt formats .kpatch files; YAML patch files are left to YAML tools", path)
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return false, fmt.Errorf("%s: is a directory; fmt takes .kpatch files (kpatch fmt %s)", path, filepath.Join(path, "*.kpatch"))
 	}
 	name, src, err := readPath(path, s.in)
 	if err != nil {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -15,7 +12,9 @@ type lintOptions struct {
 	recursive     bool
 	namespace     string
 	failUnmatched bool
-	vars          variableFlags
+	// failNotIdempotent makes the engine's idempotence findings errors.
+	failNotIdempotent bool
+	vars              variableFlags
 }
 
 func newLintCommand(s streams) *cobra.Command {
@@ -29,9 +28,18 @@ of every built-in kind (custom resources are not checked); with --values or
 order given. Problems go to stdout, one a line with its position; the exit code
 is 1 if there is any.
 
+Constructs that change an object again each time their file runs (a delete
+by index; an entry over every item of a list written before an insertion
+into it) are warnings: printed with the others, "warning:" after their
+position, exit code 0; with --fail-not-idempotent they are errors.
+
 With -f, lint also reads manifests and reports, as apply does, every file
 section whose target matches none of their objects: a warning, or with
---fail-unmatched an error.`,
+--fail-unmatched an error.
+
+A directory gives its .kpatch, .yaml and .yml files, except values.yaml and
+parameters.yaml (the values and parameters of a registry ConfigMap laid out
+as a directory: pass values.yaml with --values).`,
 		Example: `  kpatch lint patches/
   kpatch lint -f manifests/ -R --fail-unmatched patches/`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -47,6 +55,7 @@ section whose target matches none of their objects: a warning, or with
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the directories of -f and of the arguments recursively")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects of -f without metadata.namespace when matching namespace/ targets")
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "with -f, a file section whose target matches no object is an error, not a warning")
+	f.BoolVar(&o.failNotIdempotent, "fail-not-idempotent", false, "a construct that changes the object again each time its file runs is an error, not a warning")
 	o.vars.register(f)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -59,66 +68,81 @@ func (o *lintOptions) run(s streams, args []string) error {
 	if err := checkStdinOnce(args, o.manifests); err != nil {
 		return err
 	}
-	vars, err := o.vars.load()
+	src := stdinSource(s.in)
+	vars, err := o.vars.load(src)
 	if err != nil {
 		return err
 	}
 	if o.vars.empty() {
 		vars = nil // without variables, references are not checked
 	}
-	files, err := expandPaths(args, patchExtensions, o.recursive)
+	files, err := src.expand(args, patchSelection, o.recursive)
 	if err != nil {
 		return err
 	}
-	manifestFiles, err := expandPaths(o.manifests, manifestExtensions, o.recursive)
+	manifestFiles, err := src.expand(o.manifests, manifestSelection, o.recursive)
 	if err != nil {
 		return err
 	}
-	found := false
-	report := func(err error) {
-		fmt.Fprintln(s.out, err)
-		found = true
-	}
-	patches, err := checkPatches(files, s, vars, report)
+	run := lintRun{src: src, patches: files, manifests: manifestFiles, vars: vars, namespace: o.namespace,
+		failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
+	found, err := run.lint()
+	found.print(s.out)
 	if err != nil {
 		return err
 	}
-	if len(manifestFiles) > 0 {
-		m, err := readManifests(manifestFiles, s.in)
-		if err != nil {
-			return err
-		}
-		for _, u := range unmatchedTargets(patches, objectsOf(m.docs, o.namespace), o.failUnmatched) {
-			fmt.Fprintln(s.out, u)
-			found = found || u.Fatal
-		}
-	}
-	if found {
+	if found.failed() {
 		return errReported
 	}
 	return nil
 }
 
+// lintRun is what lint does once its command line is read. kpatch test
+// runs it for each test that lints.
+type lintRun struct {
+	src                              fileSource
+	patches, manifests               []string
+	vars                             *kpatch.Variables // nil: references not checked
+	namespace                        string
+	failUnmatched, failNotIdempotent bool
+}
+
+// lint checks the files, and matches their targets against the objects
+// of the manifests, if any. An error is a file that could not be read.
+func (r *lintRun) lint() (*findings, error) {
+	found := &findings{}
+	patches, err := r.checkPatches(found)
+	if err != nil || len(r.manifests) == 0 {
+		return found, err
+	}
+	m, err := readManifests(r.manifests, r.src)
+	if err != nil {
+		return found, err
+	}
+	found.reportUnmatched(unmatchedTargets(patches, objectsOf(m.docs, r.namespace), r.failUnmatched))
+	return found, nil
+}
+
 // checkPatches loads each file and reports its problems, then the
 // conflicts between the files, in the order given as apply takes them. It
 // returns the files that compiled.
-func checkPatches(files []string, s streams, vars *kpatch.Variables, report func(error)) ([]*kpatch.Patch, error) {
+func (r *lintRun) checkPatches(found *findings) ([]*kpatch.Patch, error) {
 	var all []*kpatch.Patch
-	for _, name := range files {
-		patches, err := loadPatches([]string{name}, s.in, vars, report)
-		if errors.Is(err, errReported) {
-			continue
-		}
+	for _, name := range r.patches {
+		patches, err := loadPatches([]string{name}, r.src, r.vars, found)
 		if err != nil {
 			return nil, err
 		}
+		if len(patches) == 0 {
+			continue
+		}
 		for _, e := range patches[0].Check() {
-			report(e)
+			found.reportCheck(e, r.failNotIdempotent)
 		}
 		all = append(all, patches[0])
 	}
 	for _, c := range kpatch.Conflicts(all) {
-		report(c)
+		found.error(c)
 	}
 	return all, nil
 }

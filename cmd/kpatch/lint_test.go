@@ -55,3 +55,42 @@ func TestLintDirectory(t *testing.T) {
 		t.Errorf("-R: exit %d, stdout:\n%s", code, stdout)
 	}
 }
+
+// notIdempotentFile deletes by index: the engine finds it not idempotent.
+var notIdempotentFile = map[string]string{"web.kpatch": "[deployment.web]\ncontainers.name=main.args[delete=0]:\n"}
+
+func TestLintNotIdempotentWarns(t *testing.T) {
+	code, stdout, stderr := runCLI(t, notIdempotentFile, "", "lint", "web.kpatch")
+	if code != 0 || !strings.HasPrefix(stdout, "web.kpatch:2:") || !strings.Contains(stdout, ": warning: not idempotent: deleting") || stderr != "" {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = runCLI(t, notIdempotentFile, "", "lint", "--fail-not-idempotent", "web.kpatch")
+	if code != 1 || strings.Contains(stdout, "warning") || !strings.Contains(stdout, ": not idempotent: deleting") {
+		t.Errorf("--fail-not-idempotent: exit %d, stdout:\n%s", code, stdout)
+	}
+	// a warning does not hide an error of another file
+	files := map[string]string{"web.kpatch": notIdempotentFile["web.kpatch"], "bad.kpatch": "[deployment.web]\nreplicsa: 3\n"}
+	if code, stdout, _ = runCLI(t, files, "", "lint", "web.kpatch", "bad.kpatch"); code != 1 || !strings.Contains(stdout, "warning: not idempotent") {
+		t.Errorf("with an error: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestPatchDirectorySkipsRegistryValues(t *testing.T) {
+	files := map[string]string{
+		"reg/a.kpatch":        "[configmap.c]\ndata.a: ${values.x}\n",
+		"reg/values.yaml":     "values:\n  x: from-values\n",
+		"reg/parameters.yaml": "parameters:\n  x: {type: string}\n",
+	}
+	code, stdout, stderr := runCLI(t, files, "", "lint", "reg")
+	if code != 0 || stdout != "" {
+		t.Errorf("lint DIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, files, cm, "apply", "-p", "reg", "-f", "-", "--values", "reg/values.yaml")
+	if code != 0 || !strings.Contains(stdout, "a: from-values") {
+		t.Errorf("apply -p DIR: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	// a file named explicitly is read as a patch file, whatever its name
+	if code, stdout, _ = runCLI(t, files, "", "lint", "reg/values.yaml"); code != 1 || !strings.Contains(stdout, "reg/values.yaml:1:1") {
+		t.Errorf("lint values.yaml: exit %d, stdout %q", code, stdout)
+	}
+}

@@ -1,12 +1,13 @@
 // Command kpatch applies .kpatch files to Kubernetes manifests offline, the
 // way the kpatch admission webhook applies them in a cluster, derives the
-// patch between two sets of manifests, checks patch files without objects
-// and formats them.
+// patch between two sets of manifests, checks patch files without objects,
+// formats them and runs their test suites (kpatch-test.yaml).
 //
 //	kpatch apply -p FILE|DIR|- ... -f FILE|DIR|- ... [-R] [--values FILE] [--set ...] [-o yaml|json] [--fail-unmatched]
 //	kpatch diff [-o kpatch|yaml] [-n NAMESPACE] [-R] [--fail-unmatched] BASE TARGET
-//	kpatch lint [-f FILE|DIR|- ...] [--values FILE] [--set ...] FILE|DIR...
+//	kpatch lint [-f FILE|DIR|- ...] [--fail-not-idempotent] [--values FILE] [--set ...] FILE|DIR...
 //	kpatch fmt [-w] [-d] FILE...
+//	kpatch test [--update] [DIR|FILE...]
 //	kpatch version
 //	kpatch completion bash|zsh|fish|powershell
 //

@@ -42,8 +42,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "expected a command: apply, completion, diff, fmt, lint, version"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"`},
+		{nil, "expected a command: apply, completion, diff, fmt, lint, test, version"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"; the commands are apply, completion, diff, fmt, lint, test, version`},
 		{[]string{"aply"}, "did you mean apply?"},
 		{[]string{"apply"}, "at least one -p FILE is required"},
 		{[]string{"apply", "-p", "p.kpatch"}, "-f FILE (or -f - for standard input) is required"},
@@ -60,7 +60,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"version", "now"}, `unexpected argument "now"`},
 		{[]string{"version", "-o", "xml"}, `-o must be json or absent, not "xml"`},
 		{[]string{"completion"}, "expected a command: bash, fish, powershell, zsh"},
-		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "kpatch completion"`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "kpatch completion"; the commands are bash, fish, powershell, zsh` + "\n"},
+		{[]string{"completion", "bsh"}, `unknown command "bsh" for "kpatch completion"; did you mean bash or zsh?`},
+		{[]string{"lnt"}, `unknown command "lnt" for "kpatch"; did you mean lint?`},
 		{[]string{"help", "frobnicate"}, `unknown help topic "frobnicate"`},
 	} {
 		code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, cm, tc.args...)
@@ -97,6 +99,20 @@ func TestCompletion(t *testing.T) {
 	code, stdout, _ := runCLI(t, nil, "", "__complete", "apply", "-o", "")
 	if code != 0 || !strings.Contains(stdout, "yaml\njson\n") {
 		t.Errorf("completing -o: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestFmtErrorsNameTheCommand(t *testing.T) {
+	files := map[string]string{"reg/a.kpatch": "[configmap.c]\ndata.a: y\n", "x.yaml": "- target: configmap.c\n"}
+	for args, want := range map[string]string{
+		"reg":       "kpatch fmt: reg: is a directory; fmt takes .kpatch files (kpatch fmt reg/*.kpatch)\n",
+		"x.yaml":    "kpatch fmt: x.yaml: fmt formats .kpatch files; YAML patch files are left to YAML tools\n",
+		"no.kpatch": "kpatch fmt: no.kpatch: no such file or directory\n",
+	} {
+		code, stdout, stderr := runCLI(t, files, "", "fmt", args)
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("fmt %s: exit %d, stdout %q, stderr %q; want %q", args, code, stdout, stderr, want)
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -23,13 +25,20 @@ type document struct {
 	orig   map[string]any
 	file   string
 	number int // the document's number in its file, from 1
+	line   int // the line of the file its text starts at, from 1
 	text   []byte
 	json   bool // written in JSON: printed from the object, as YAML
 }
 
-// String names the document in messages: "app.yaml: document 2".
+// String names the document in messages by the line it starts at and
+// its number: "app.yaml:12: document 2".
 func (d *document) String() string {
-	return fmt.Sprintf("%s: document %d", d.file, d.number)
+	return d.at(d.line)
+}
+
+// at names the document at a line of its file: "app.yaml:14: document 2".
+func (d *document) at(line int) string {
+	return fmt.Sprintf("%s:%d: document %d", d.file, line, d.number)
 }
 
 // readDocuments reads the objects of a YAML (or JSON) stream; empty
@@ -47,14 +56,15 @@ func readDocuments(name string, r io.Reader) ([]*document, error) {
 }
 
 // decodeDocument decodes the text of one document: nil for an empty one
-// (blank, or comments only).
+// (blank, or comments only). An object must name its apiVersion and kind,
+// as kubectl requires; so must the items of a List.
 func decodeDocument(d *document) (map[string]any, error) {
 	if len(bytes.TrimSpace(d.text)) == 0 {
 		return nil, nil
 	}
 	js, err := yaml.YAMLToJSON(d.text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d, err)
+		return nil, d.syntaxError(err)
 	}
 	if string(js) == "null" {
 		return nil, nil
@@ -63,7 +73,53 @@ func decodeDocument(d *document) (map[string]any, error) {
 	if err := utiljson.Unmarshal(js, &obj); err != nil {
 		return nil, fmt.Errorf("%s: expected a Kubernetes object (a map), got %s", d, strings.SplitN(string(js), "\n", 2)[0])
 	}
+	if err := checkTypeMeta(obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", d, err)
+	}
 	return obj, nil
+}
+
+// yamlLine finds the line that the YAML library names in an error,
+// counted from the start of the document: "yaml: line 3: message".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxError places a YAML syntax error in the file: at the line the
+// YAML library names (it gives no column), else at the document's start.
+func (d *document) syntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return fmt.Errorf("%s: invalid YAML: %s", d.at(d.line+n-1), m[2])
+	}
+	return fmt.Errorf("%s: invalid YAML: %s", d, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// checkTypeMeta fails when an object does not name its apiVersion and
+// kind, or when an item of a List does not.
+func checkTypeMeta(obj map[string]any) error {
+	var missing []string
+	for _, field := range []string{"apiVersion", "kind"} {
+		if s, _ := obj[field].(string); s == "" {
+			missing = append(missing, field)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s not set: every Kubernetes object names its apiVersion and kind", strings.Join(missing, " and "))
+	}
+	items, isList := obj["items"].([]any)
+	if kind := obj["kind"].(string); !isList || !strings.HasSuffix(kind, "List") {
+		return nil
+	}
+	for i, it := range items {
+		item, ok := it.(map[string]any)
+		if !ok {
+			return fmt.Errorf("item %d of the %s is not an object", i+1, obj["kind"])
+		}
+		if err := checkTypeMeta(item); err != nil {
+			return fmt.Errorf("item %d of the %s: %w", i+1, obj["kind"], err)
+		}
+	}
+	return nil
 }
 
 // apply patches the object, or each item of a List.
@@ -205,10 +261,10 @@ type manifests struct {
 }
 
 // readManifests reads the objects of every file ("-" is standard input).
-func readManifests(files []string, stdin io.Reader) (*manifests, error) {
+func readManifests(files []string, src fileSource) (*manifests, error) {
 	m := &manifests{}
 	for _, path := range files {
-		name, data, err := readPath(path, stdin)
+		name, data, err := src.read(path)
 		if err != nil {
 			return nil, err
 		}

@@ -18,34 +18,88 @@ const (
 	stdinLabel = "<stdin>"
 )
 
-// The extensions by which a directory's files are taken, as kubectl takes
-// manifests from -f DIR.
+// fileSelection says which files of a directory a flag takes: those whose
+// names end in one of exts, except the names in skip.
+type fileSelection struct {
+	exts []string
+	skip []string
+}
+
+// The files a directory gives, as kubectl takes manifests from -f DIR. A
+// directory laid out like a registry ConfigMap holds values.yaml and
+// parameters.yaml beside its patch files: they are not patch files (the
+// registry reads the key values.yaml as the ConfigMap's values), so -p DIR
+// leaves them out; --values takes values.yaml.
 var (
-	manifestExtensions = []string{".yaml", ".yml", ".json"}
-	patchExtensions    = []string{".kpatch", ".yaml", ".yml"}
+	manifestSelection = fileSelection{exts: []string{".yaml", ".yml", ".json"}}
+	patchSelection    = fileSelection{exts: []string{".kpatch", ".yaml", ".yml"}, skip: []string{"values.yaml", "parameters.yaml"}}
 )
 
-// expandPaths turns the files, directories and "-" named on the command
-// line into the files to read, in the order given. A directory gives its
-// files whose names end in one of exts, in lexical order, and with
-// recursive those of its subdirectories too; a directory that gives no
-// file is an error. A file named explicitly is taken whatever its name.
-func expandPaths(paths, exts []string, recursive bool) ([]string, error) {
+// takes reports whether a directory gives the file at path.
+func (sel fileSelection) takes(path string) bool {
+	return slices.Contains(sel.exts, filepath.Ext(path)) && !slices.Contains(sel.skip, filepath.Base(path))
+}
+
+// fileSource reads the files that commands name: paths relative to dir
+// (the working directory when dir is empty), named in messages as
+// written; "-" is standard input.
+type fileSource struct {
+	dir   string
+	stdin io.Reader
+}
+
+// stdinSource reads paths relative to the working directory.
+func stdinSource(stdin io.Reader) fileSource { return fileSource{stdin: stdin} }
+
+// path returns where a named file is.
+func (src fileSource) path(name string) string {
+	if src.dir == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(src.dir, name)
+}
+
+// read reads a file, or standard input for "-", and returns the name
+// that messages give it.
+func (src fileSource) read(name string) (string, []byte, error) {
+	if name == stdinName {
+		data, err := io.ReadAll(src.stdin)
+		return stdinLabel, data, err
+	}
+	data, err := os.ReadFile(src.path(name))
+	if err != nil {
+		return name, nil, pathError(name, err)
+	}
+	return name, data, nil
+}
+
+// readPath reads a path relative to the working directory, or standard
+// input for "-", and returns the name that messages give it.
+func readPath(path string, stdin io.Reader) (string, []byte, error) {
+	return stdinSource(stdin).read(path)
+}
+
+// expand turns the files, directories and "-" named on the command line
+// into the files to read, in the order given. A directory gives the files
+// that sel takes, in lexical order, and with recursive those of its
+// subdirectories too; a directory that gives no file is an error. A file
+// named explicitly is taken whatever its name.
+func (src fileSource) expand(names []string, sel fileSelection, recursive bool) ([]string, error) {
 	var files []string
-	for _, p := range paths {
-		if p == stdinName {
-			files = append(files, p)
+	for _, name := range names {
+		if name == stdinName {
+			files = append(files, name)
 			continue
 		}
-		info, err := os.Stat(p)
+		info, err := os.Stat(src.path(name))
 		if err != nil {
-			return nil, pathError(err)
+			return nil, pathError(name, err)
 		}
 		if !info.IsDir() {
-			files = append(files, p)
+			files = append(files, name)
 			continue
 		}
-		found, err := filesIn(p, exts, recursive)
+		found, err := src.filesIn(name, sel, recursive)
 		if err != nil {
 			return nil, err
 		}
@@ -54,24 +108,30 @@ func expandPaths(paths, exts []string, recursive bool) ([]string, error) {
 			if !recursive {
 				hint = " (-R reads its subdirectories)"
 			}
-			return nil, fmt.Errorf("%s: no file ending in %s in the directory%s", p, strings.Join(exts, ", "), hint)
+			return nil, fmt.Errorf("%s: no file ending in %s in the directory%s", name, strings.Join(sel.exts, ", "), hint)
 		}
 		files = append(files, found...)
 	}
 	return files, nil
 }
 
-// filesIn lists the files of dir whose names end in one of exts.
-func filesIn(dir string, exts []string, recursive bool) ([]string, error) {
+// filesIn lists the files of the directory dir that sel takes, named as
+// dir is named.
+func (src fileSource) filesIn(dir string, sel fileSelection, recursive bool) ([]string, error) {
+	root := src.path(dir)
 	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && path != dir && !recursive:
+		case d.IsDir() && path != root && !recursive:
 			return fs.SkipDir
-		case !d.IsDir() && slices.Contains(exts, filepath.Ext(path)):
-			files = append(files, path)
+		case !d.IsDir() && sel.takes(path):
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.Join(dir, rel))
 		}
 		return nil
 	})
@@ -95,23 +155,12 @@ func checkStdinOnce(lists ...[]string) error {
 	return nil
 }
 
-// readPath reads a file, or standard input for "-", and returns the name
-// that messages give it.
-func readPath(path string, stdin io.Reader) (string, []byte, error) {
-	if path == stdinName {
-		data, err := io.ReadAll(stdin)
-		return stdinLabel, data, err
-	}
-	data, err := os.ReadFile(path)
-	return path, data, pathError(err)
-}
-
-// pathError drops the name of the system call from a file error:
-// "app.yaml: no such file or directory".
-func pathError(err error) error {
+// pathError names a file error by the name the user gave, without the
+// system call: "app.yaml: no such file or directory".
+func pathError(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+		return fmt.Errorf("%s: %w", name, pe.Err)
 	}
 	return err
 }

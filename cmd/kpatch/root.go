@@ -23,7 +23,7 @@ func newRootCommand(s streams) *cobra.Command {
 		Long: `kpatch applies .kpatch files (and YAML patch files) to Kubernetes manifests,
 the way the kpatch admission webhook patches objects in a cluster; it derives
 the patch file between two sets of manifests, checks patch files without
-objects and prints them in their canonical layout.
+objects, prints them in their canonical layout and runs their test suites.
 
 Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.`,
 		SilenceErrors:     true,
@@ -34,7 +34,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsageError(err) })
-	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newVersionCommand(s))
+	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newVersionCommand(s))
 	root.SetHelpCommand(newHelpCommand())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
@@ -50,7 +50,7 @@ func markUsageErrors(cmd *cobra.Command) {
 	if !cmd.Runnable() && cmd.HasSubCommands() {
 		cmd.Args = unknownSubcommand
 		cmd.RunE = missingSubcommand
-		cmd.SuggestionsMinimumDistance = 2
+		cmd.SuggestionsMinimumDistance = 1
 	}
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error { return asUsageError(check(c, args)) }
@@ -66,7 +66,7 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	hint := ""
+	hint := "; the commands are " + strings.Join(availableCommands(cmd), ", ")
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		hint = "; did you mean " + s[len(s)-1] + "?"
 		if len(s) > 1 {
@@ -76,15 +76,20 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	return usageErrorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), hint)
 }
 
-// missingSubcommand is the run of a command that only groups others.
-func missingSubcommand(cmd *cobra.Command, _ []string) error {
+// availableCommands lists the names of the subcommands a user may run.
+func availableCommands(cmd *cobra.Command) []string {
 	var names []string
 	for _, sub := range cmd.Commands() {
 		if sub.IsAvailableCommand() {
 			names = append(names, sub.Name())
 		}
 	}
-	return usageErrorf("expected a command: %s", strings.Join(names, ", "))
+	return names
+}
+
+// missingSubcommand is the run of a command that only groups others.
+func missingSubcommand(cmd *cobra.Command, _ []string) error {
+	return usageErrorf("expected a command: %s", strings.Join(availableCommands(cmd), ", "))
 }
 
 // noArgs rejects the arguments of a command that takes none; hint, if

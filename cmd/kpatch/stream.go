@@ -27,7 +27,7 @@ func readManifestFile(name string, data []byte) (*manifestFile, error) {
 	f := &manifestFile{name: name}
 	n := 0
 	for _, p := range splitStream(data) {
-		d := &document{file: name, text: p.text, json: isJSONText(p.text)}
+		d := &document{file: name, line: p.line, text: p.text, json: isJSONText(p.text)}
 		if len(p.text) > 0 {
 			n++
 		}
@@ -83,22 +83,24 @@ func (d *document) yaml() ([]byte, error) {
 	return rewriteDocument(d.text, d.orig, d.obj)
 }
 
-// rawPart is a separator line and the document text after it.
+// rawPart is a separator line and the document text after it, which
+// starts at line (counted from 1 in the stream).
 type rawPart struct {
 	separator, text []byte
+	line            int
 }
 
 // splitStream splits a YAML stream at its document separators.
 func splitStream(data []byte) []rawPart {
-	parts := []rawPart{{}}
-	for len(data) > 0 {
+	parts := []rawPart{{line: 1}}
+	for n := 1; len(data) > 0; n++ {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line = data[:i+1]
 		}
 		data = data[len(line):]
 		if isSeparator(line) {
-			parts = append(parts, rawPart{separator: line})
+			parts = append(parts, rawPart{separator: line, line: n + 1})
 			continue
 		}
 		last := &parts[len(parts)-1]

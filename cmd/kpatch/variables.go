@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -28,10 +26,10 @@ func (v *variableFlags) empty() bool {
 }
 
 // load reads the files in order, then applies the --set assignments.
-func (v *variableFlags) load() (*kpatch.Variables, error) {
+func (v *variableFlags) load(src fileSource) (*kpatch.Variables, error) {
 	vars := &kpatch.Variables{}
 	for _, f := range v.files {
-		data, err := os.ReadFile(f)
+		_, data, err := src.read(f)
 		if err != nil {
 			return nil, err
 		}
@@ -55,26 +53,22 @@ func (v *variableFlags) load() (*kpatch.Variables, error) {
 }
 
 // loadPatches parses and compiles every file ("-" is standard input, a
-// .kpatch file) and binds it to vars. It prints every parse error and
-// returns errReported if there was one.
-func loadPatches(files []string, stdin io.Reader, vars *kpatch.Variables, problems func(error)) ([]*kpatch.Patch, error) {
+// .kpatch file) and binds it to vars. Every problem of a file goes to
+// found; the files that compiled are returned. An error is a file that
+// could not be read.
+func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *findings) ([]*kpatch.Patch, error) {
 	var patches []*kpatch.Patch
-	failed := false
 	for _, path := range files {
-		name, src, err := readPath(path, stdin)
+		name, data, err := src.read(path)
 		if err != nil {
 			return nil, err
 		}
-		p, err := kpatch.ParseAndCompile(name, src)
+		p, err := kpatch.ParseAndCompile(name, data)
 		if err != nil {
-			problems(err)
-			failed = true
+			found.error(err)
 			continue
 		}
 		patches = append(patches, p.WithVariables(vars))
-	}
-	if failed {
-		return nil, errReported
 	}
 	return patches, nil
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// testFlags are the flags of kpatch test.
+type testFlags struct {
+	update bool
+}
+
+func newTestCommand(s streams) *cobra.Command {
+	o := &testFlags{}
+	cmd := &cobra.Command{
+		Use:   "test [DIR|FILE...]",
+		Short: "Run the test suites (kpatch-test.yaml) of a registry",
+		Long: `Run test suites written next to a registry: every file named kpatch-test.yaml in
+each DIR (the current directory by default) and below, and every suite FILE
+named explicitly. A suite names patch files, values and input resources, and for
+each test the objects that apply must print, or the errors and warnings it must
+report; a test with lint: true checks the patch files as kpatch lint does.
+docs/testing.md describes the format.
+
+Each test prints one line, PASS or FAIL and its name; a failure is followed by
+what went wrong and a unified diff of the objects (as YAML, keys sorted). The
+last line counts the tests: "N passed, N failed". The exit code is 1 if any
+test failed or a suite could not be read.
+
+With --update, each test's expected file is rewritten from the output, as apply
+prints it; expected errors and warnings are kept as written.`,
+		Example: `  kpatch test                 # every kpatch-test.yaml below the current directory
+  kpatch test registry/tests
+  kpatch test --update registry/tests/kpatch-test.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
+	}
+	cmd.Flags().BoolVar(&o.update, "update", false, "rewrite the expected file of each test from its output")
+	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	return cmd
+}
+
+func (o *testFlags) run(s streams, args []string) error {
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	for _, a := range args {
+		if a == stdinName {
+			return usageErrorf("test reads suites from files, not standard input")
+		}
+	}
+	files, err := findSuites(args)
+	if err != nil {
+		return err
+	}
+	passed, failed := 0, 0
+	for _, f := range files {
+		suite, err := loadSuite(f)
+		if err != nil {
+			fmt.Fprintf(s.out, "FAIL %s\n    %v\n", f, err)
+			failed++
+			continue
+		}
+		for _, t := range suite.Tests {
+			r := runTest(suite, t, o.update)
+			printResult(s, r)
+			if r.passed() {
+				passed++
+			} else {
+				failed++
+			}
+		}
+	}
+	fmt.Fprintf(s.out, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return errReported
+	}
+	return nil
+}
+
+// printResult prints a test's line, and for a failure why and the diff.
+func printResult(s streams, r *testResult) {
+	if r.passed() {
+		fmt.Fprintf(s.out, "PASS %s\n", r.name)
+		return
+	}
+	fmt.Fprintf(s.out, "FAIL %s\n", r.name)
+	for _, f := range r.failures {
+		fmt.Fprintf(s.out, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
+	}
+	fmt.Fprint(s.out, r.diff)
+}
+
+// findSuites returns the suite files: a file named explicitly, and in a
+// directory every kpatch-test.yaml at any depth, in lexical order
+// (directories whose names start with a dot are not searched).
+func findSuites(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, pathError(a, err)
+		}
+		if !info.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		n := len(files)
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != a && strings.HasPrefix(d.Name(), "."):
+				return fs.SkipDir
+			case !d.IsDir() && d.Name() == suiteFileName:
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == n {
+			return nil, fmt.Errorf("%s: no %s in the directory or below", a, suiteFileName)
+		}
+	}
+	return files, nil
+}
