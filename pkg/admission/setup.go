@@ -38,12 +38,21 @@ func NewLastGoodStoreFor(mgr manager.Manager, namespace, name string) (*LastGood
 	if err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(c); err != nil {
+	// in the manager's group of caches: started, and synced, before any
+	// controller, on every replica, leader or not
+	if err := mgr.Add(runnableCache{c}); err != nil {
 		return nil, err
 	}
 	return &LastGoodStore{Reader: c, Writer: mgr.GetClient(), Namespace: namespace, Name: name,
 		Log: ctrl.Log.WithName("last-good"), cache: c}, nil
 }
+
+// runnableCache is a cache the manager starts and waits for with its own
+// (a cache.Cache of several namespaces or objects is not a
+// LeaderElectionRunnable, and would otherwise wait for the election).
+type runnableCache struct{ cache.Cache }
+
+func (c runnableCache) GetCache() cache.Cache { return c.Cache }
 
 // Reconcile syncs the registry; every event maps to it.
 func (w *Watcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
