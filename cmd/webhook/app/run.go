@@ -132,7 +132,7 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		LeaderElectionID:              o.LeaderElectionID,
 		LeaderElectionNamespace:       s.namespace,
 		LeaderElectionReleaseOnCancel: true,
-		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
+		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
 		}},
