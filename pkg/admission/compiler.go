@@ -58,6 +58,9 @@ type Problem struct {
 	Err error
 	// LastGood says that the stored last good version applies instead.
 	LastGood bool
+	// LastGoodErr is why the stored last good version does not apply
+	// either, or nil.
+	LastGoodErr error
 }
 
 // fileState is what the compiler keeps of one file between builds.
@@ -187,7 +190,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	} else if hasOld {
 		b.keep(ref, old, old, true)
 		vk := valuesKey{cm.Name, old.ValuesDigest}
-		f.Patch, _ = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
+		f.Patch, f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
 		f.LastGood = f.Patch != nil
 	}
 	if !f.LastGood {
@@ -297,7 +300,7 @@ func (b *build) add(cm *corev1.ConfigMap, st *fileState, f RegistryFile, edited 
 		status = f.Err.Error()
 	}
 	if status != st.status || f.Err != nil && (edited || f.LastGood != st.fellBack) {
-		b.Problems = append(b.Problems, Problem{Ref: f.Ref, ConfigMap: cm, Err: f.Err, LastGood: f.LastGood})
+		b.Problems = append(b.Problems, Problem{Ref: f.Ref, ConfigMap: cm, Err: f.Err, LastGood: f.LastGood, LastGoodErr: f.LastGoodErr})
 	}
 	st.status, st.fellBack = status, f.LastGood
 }

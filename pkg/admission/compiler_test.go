@@ -334,3 +334,18 @@ func TestCompilerValuesCountOnce(t *testing.T) {
 		t.Errorf("estimated %d, want %d", b.Registry.EstimatedSize(), want)
 	}
 }
+
+// TestCompilerStoredVersionThatNoLongerApplies: a stored version that does
+// not compile (an upgrade of the engine) or does not fit says why.
+func TestCompilerStoredVersionThatNoLongerApplies(t *testing.T) {
+	var c Compiler
+	stored := NewLastGood(map[FileRef]StoredFile{{"a", "f.kpatch"}: NewStoredFile("[deployment.web\n", "", "1")})
+	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile})}, stored)
+	f := b.Registry.Files()[0]
+	if f.Patch != nil || f.LastGood || f.LastGoodErr == nil || len(b.Problems) != 1 || b.Problems[0].LastGoodErr == nil {
+		t.Errorf("file %+v, problems %+v", f, b.Problems)
+	}
+	if b.LastGood != nil {
+		t.Error("the store must keep the entry as it is")
+	}
+}

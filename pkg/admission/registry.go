@@ -43,6 +43,10 @@ type RegistryFile struct {
 	Err error
 	// LastGood says that Patch is the stored last good version.
 	LastGood bool
+	// LastGoodErr is why the stored last good version does not apply
+	// either (beyond a limit, or no longer compiling after an upgrade of
+	// the webhook), or nil.
+	LastGoodErr error
 }
 
 // Registry is one compiled state of the registry: every file in order

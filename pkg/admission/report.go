@@ -55,18 +55,21 @@ func (w *Watcher) logProblem(p Problem) (reason, item string) {
 		return ReasonPatchCompiled, p.Ref.Key + " compiles again and applies"
 	}
 	kept := "it has no stored last good version, so it does not apply"
-	if p.LastGood {
+	switch {
+	case p.LastGood:
 		kept = "its last good version still applies"
+	case p.LastGoodErr != nil:
+		kept = fmt.Sprintf("its stored last good version does not apply either (%v)", p.LastGoodErr)
 	}
 	if limit := limitOf(p.Err); limit != "" {
-		w.Log.Error(p.Err, "registry file refused by a limit", "file", p.Ref.String(), "limit", limit, "lastGood", p.LastGood)
+		w.Log.Error(p.Err, "registry file refused by a limit", "file", p.Ref.String(), "limit", limit, "lastGood", p.LastGood, "lastGoodError", p.LastGoodErr)
 		if limit == LimitFiles {
 			kept = "it does not apply"
 		}
 		return ReasonRegistryLimitExceeded, fmt.Sprintf("%s is refused; %s: %v", p.Ref.Key, kept, p.Err)
 	}
 	w.Metrics.compileError()
-	w.Log.Error(p.Err, "registry file does not compile", "file", p.Ref.String(), "lastGood", p.LastGood)
+	w.Log.Error(p.Err, "registry file does not compile", "file", p.Ref.String(), "lastGood", p.LastGood, "lastGoodError", p.LastGoodErr)
 	return ReasonPatchCompileFailed, fmt.Sprintf("%s does not compile; %s: %s", p.Ref.Key, kept, errorSummary(p.Err))
 }
 
