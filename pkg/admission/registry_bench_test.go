@@ -13,10 +13,10 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-// syntheticRegistry is n one-entry files in ConfigMaps of 100 files each.
+// syntheticRegistry is n small files in ConfigMaps of 100 files each.
 // With conflicting, every file sets the replicas of every Deployment to a
-// value of its own; else each sets its own Deployment's, and no two
-// conflict.
+// value of its own; else each sets its own Deployment's replicas and a
+// label, and no two conflict.
 func syntheticRegistry(n int, conflicting bool) []corev1.ConfigMap {
 	const perConfigMap = 100
 	var cms []corev1.ConfigMap
@@ -27,7 +27,7 @@ func syntheticRegistry(n int, conflicting bool) []corev1.ConfigMap {
 			if conflicting {
 				data[fmt.Sprintf("f%05d.kpatch", i)] = fmt.Sprintf("[deployment.*]\nreplicas: %d\n", i)
 			} else {
-				data[fmt.Sprintf("f%05d.kpatch", i)] = fmt.Sprintf("[deployment.app-%d]\nreplicas: %d\n", i, i%5+1)
+				data[fmt.Sprintf("f%05d.kpatch", i)] = fmt.Sprintf("[deployment.app-%d]\nreplicas: %d\nlabels.team: t%d\n", i, i%5+1, i)
 			}
 		}
 		cms = append(cms, configMap(fmt.Sprintf("cm-%03d", c), data))
@@ -45,7 +45,7 @@ func benchmarkOneKeyEdit(b *testing.B, n int) {
 	i := 0
 	for b.Loop() {
 		i++
-		cms[0].Data["f00000.kpatch"] = fmt.Sprintf("[deployment.app-0]\nreplicas: %d\n", i%5+1)
+		cms[0].Data["f00000.kpatch"] = fmt.Sprintf("[deployment.app-0]\nreplicas: %d\nlabels.team: t0\n", i%5+1)
 		built := c.Build(cms, stored)
 		if built.Compiled != 1 {
 			b.Fatalf("compiled %d", built.Compiled)
@@ -76,17 +76,32 @@ func BenchmarkConflicts10000(b *testing.B) { benchmarkConflicts(b, 10000) }
 
 // benchmarkSyncConflicting measures a whole first sync (compile, swap,
 // conflict analysis) of an n-file registry where every file sets
-// replicas: n(n-1)/2 conflicts, of which MaxConflicts are kept.
+// replicas: n(n-1)/2 conflicts, of which MaxConflicts are kept. It reports
+// the heap the registry and its report keep after the sync
+// (retained-bytes).
 func benchmarkSyncConflicting(b *testing.B, n int) {
 	cms := syntheticRegistry(n, true)
 	b.ReportAllocs()
+	var before, after runtime.MemStats
 	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
 		var c Compiler
-		r := FindConflicts(c.Build(cms, nil).Registry)
+		reg := c.Build(cms, nil).Registry
+		r := FindConflicts(reg)
 		if r.Total != n*(n-1)/2 || len(r.First) != MaxConflicts {
 			b.Fatalf("%d conflicts, %d kept", r.Total, len(r.First))
 		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(reg)
+		runtime.KeepAlive(r)
+		b.StartTimer()
 	}
+	b.ReportMetric(float64(after.HeapAlloc)-float64(before.HeapAlloc), "retained-bytes")
 }
 
 func BenchmarkSyncConflicting200(b *testing.B)  { benchmarkSyncConflicting(b, 200) }
