@@ -65,8 +65,11 @@ type storeIndexEntry struct {
 // concurrent use.
 type LastGoodStore struct {
 	// Reader reads the store's ConfigMap, typically from a cache that
-	// watches it; Writer writes it.
+	// watches it; Live reads the API server itself (the Reader when
+	// nil), to read this process's own write while the cache does not
+	// show it yet; Writer writes it.
 	Reader    client.Reader
+	Live      client.Reader
 	Writer    client.Writer
 	Namespace string
 	Name      string
@@ -79,6 +82,11 @@ type LastGoodStore struct {
 	loaded   *LastGood
 	loadedRV string
 	size     int
+	// wrote says that this process wrote the store over the version
+	// writtenOver ("" when it created it): while the Reader still shows
+	// that version, reads go to the API server.
+	wrote       bool
+	writtenOver string
 }
 
 // Load reads the stored versions; a missing store is empty. Entries whose
@@ -109,9 +117,34 @@ func (s *LastGoodStore) Size() int {
 	return s.size
 }
 
+// get reads the store's ConfigMap, nil when there is none. While the
+// Reader still shows the version this process last wrote over, it reads
+// the API server: the leader's next sync must not fall back to a version
+// it has just replaced.
 func (s *LastGoodStore) get(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm, err := s.read(ctx, s.Reader)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	stale := s.wrote && (cm == nil && s.writtenOver == "" || cm != nil && cm.ResourceVersion == s.writtenOver)
+	s.wrote = stale
+	s.mu.Unlock()
+	if !stale || s.Live == nil {
+		return cm, nil
+	}
+	live, err := s.read(ctx, s.Live)
+	if err == nil && (live == nil) == (cm == nil) && (live == nil || live.ResourceVersion == cm.ResourceVersion) {
+		s.mu.Lock()
+		s.wrote = false // the write is gone: the cache is right
+		s.mu.Unlock()
+	}
+	return live, err
+}
+
+func (s *LastGoodStore) read(ctx context.Context, r client.Reader) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
-	err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Name}, &cm)
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Name}, &cm)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -135,20 +168,27 @@ func (s *LastGoodStore) Save(ctx context.Context, want *LastGood) ([]NotStored, 
 		max = MaxStoreBytes
 	}
 	data, notStored := encodeStore(want, have, max)
+	over := ""
 	switch {
 	case cm == nil && len(data) == 0:
+		return notStored, nil
 	case cm == nil:
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: map[string]string{
 			"app.kubernetes.io/managed-by": "kpatch-webhook", "app.kubernetes.io/component": "last-good",
 		}}, Data: data}
 		err = s.Writer.Create(ctx, cm)
 	case !maps.Equal(cm.Data, data):
-		cm.Data = data
+		over, cm.Data = cm.ResourceVersion, data
 		err = s.Writer.Update(ctx, cm)
+	default:
+		return notStored, nil
 	}
 	if err != nil {
 		return notStored, fmt.Errorf("writing the last good store %s/%s: %w", s.Namespace, s.Name, err)
 	}
+	s.mu.Lock()
+	s.wrote, s.writtenOver = true, over
+	s.mu.Unlock()
 	return notStored, nil
 }
 

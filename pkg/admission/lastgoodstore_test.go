@@ -152,3 +152,44 @@ func TestStoreFollowsItsLayout(t *testing.T) {
 		t.Errorf("data %v", data)
 	}
 }
+
+// staleReader shows the store as it was when the test froze it, as a
+// cache that has not seen a write yet.
+type staleReader struct {
+	client.Reader
+	cm *corev1.ConfigMap
+}
+
+func (r staleReader) Get(_ context.Context, _ client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	r.cm.DeepCopyInto(obj.(*corev1.ConfigMap))
+	return nil
+}
+
+// TestStoreReadsItsOwnWrite: while the cache shows the version the
+// leader has just replaced, Load reads the API server, so that the
+// leader's next sync does not fall back to the version it replaced.
+func TestStoreReadsItsOwnWrite(t *testing.T) {
+	ctx := context.Background()
+	s, c := newStore()
+	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{"a", "f.kpatch"}: NewStoredFile(goodFile, "", "1")})); err != nil {
+		t.Fatal(err)
+	}
+	frozen := storeConfigMap(t, c)
+	s.Reader, s.Live = staleReader{cm: frozen}, c
+	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{"a", "f.kpatch"}: NewStoredFile(goodFile3, "", "2")})); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(ctx)
+	if f, _ := got.Get(FileRef{"a", "f.kpatch"}); err != nil || f.Source != goodFile3 {
+		t.Errorf("load after a write the cache does not show: %+v %v", f, err)
+	}
+	// once the cache shows the write, it is read again
+	s.Reader = staleReader{cm: storeConfigMap(t, c)}
+	s.Live = nil
+	if got, _ := s.Load(ctx); got.Len() != 1 {
+		t.Errorf("load %v", got.Refs())
+	}
+	if s.wrote {
+		t.Error("still reading the API server after the cache caught up")
+	}
+}

@@ -43,7 +43,7 @@ func NewLastGoodStoreFor(mgr manager.Manager, namespace, name string) (*LastGood
 	if err := mgr.Add(runnableCache{c}); err != nil {
 		return nil, err
 	}
-	return &LastGoodStore{Reader: c, Writer: mgr.GetClient(), Namespace: namespace, Name: name,
+	return &LastGoodStore{Reader: c, Live: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: namespace, Name: name,
 		Log: ctrl.Log.WithName("last-good"), cache: c}, nil
 }
 
