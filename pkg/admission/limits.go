@@ -22,9 +22,11 @@ type Limits struct {
 	MaxFileSize int64
 	// MaxCompiledSize bounds the registry's compiled size, estimated as
 	// CompiledSizeFactor times the source bytes of the versions that
-	// apply (a file's source and its ConfigMap's values.yaml). Files are
-	// admitted in registry order while they fit; a file that does not fit
-	// does not apply, and the smaller ones after it still may.
+	// apply (a file's source, and its ConfigMap's values.yaml once).
+	// Files are admitted in registry order while they fit; the content of
+	// a file that does not fit is refused without being compiled (its
+	// last good version applies if that fits), and the smaller files after
+	// it still may.
 	MaxCompiledSize int64
 }
 
