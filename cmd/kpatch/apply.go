@@ -28,6 +28,12 @@ func newApplyCommand(s streams) *cobra.Command {
 patched or not, in input order: a YAML stream, or with -o json one object or a
 v1 List of them, as kubectl prints. Items of a List are patched one by one.
 
+The YAML stream is the input as it was written wherever the patches did not
+change it: comments, key order, quoting, the spelling of scalars ("010", 1.10,
+on), blank lines, document separators; only the changed values, entries and
+list items are written anew, in the indentation of their document. JSON input
+is printed from its objects, in YAML.
+
 Patch files apply in the order given; a directory gives its .kpatch, .yaml and
 .yml files in lexical order. When a file fails on an object, that file leaves
 the object untouched, the other files still apply, the error goes to stderr and
@@ -87,23 +93,23 @@ func (o *applyOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
-	docs, err := readManifests(inputFiles, s.in)
+	m, err := readManifests(inputFiles, s.in)
 	if err != nil {
 		return err
 	}
 	failed := false
 	opts := kpatch.ApplyOptions{Namespace: o.namespace}
-	for _, d := range docs {
+	for _, d := range m.docs {
 		if err := d.apply(patches, opts); err != nil {
 			report(err)
 			failed = true
 		}
 	}
-	for _, u := range unmatchedTargets(patches, objectsOf(docs, o.namespace), o.failUnmatched) {
+	for _, u := range unmatchedTargets(patches, objectsOf(m.docs, o.namespace), o.failUnmatched) {
 		report(u)
 		failed = failed || u.Fatal
 	}
-	if err := writeDocuments(s.out, docs, o.output); err != nil {
+	if err := writeDocuments(s.out, m, o.output); err != nil {
 		return err
 	}
 	if failed {

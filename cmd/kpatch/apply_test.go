@@ -96,7 +96,7 @@ func TestInvalidInput(t *testing.T) {
 
 // unmatchedFiles hold a section and a merge entry that match nothing.
 var unmatchedFiles = map[string]string{
-	"app.kpatch": "[configmap.c]\ndata.a: y\n\n# plural kind: matches nothing\n[configmaps.c]\ndata.b: z\n\n[prod/configmap.c]\ndata.c: w\n",
+	"app.kpatch": "[configmap.c]\ndata.a: y\n\n# another name: matches nothing\n[configmap.other]\ndata.b: z\n\n[prod/configmap.c]\ndata.c: w\n",
 	"merge.yaml": "- target: configmap.c\n  type: strategic\n  patch:\n    data: {m: n}\n- target: secret.s\n  type: merge\n  patch:\n    data: {k: dg==}\n",
 }
 
@@ -105,7 +105,7 @@ func TestApplyWarnsOfUnmatchedTargets(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `a: "y"`) || !strings.Contains(stdout, `m: "n"`) || strings.Contains(stdout, "b: z") {
 		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
 	}
-	want := "app.kpatch:5:1: warning: target configmaps.c matches no object of the input\n" +
+	want := "app.kpatch:5:1: warning: target configmap.other matches no object of the input\n" +
 		"app.kpatch:8:1: warning: target prod/configmap.c matches no object of the input\n" +
 		"merge.yaml:5:3: warning: target secret.s matches no object of the input\n"
 	if stderr != want {
@@ -113,7 +113,7 @@ func TestApplyWarnsOfUnmatchedTargets(t *testing.T) {
 	}
 	// -n supplies the namespace the object lacks
 	_, _, stderr = runCLI(t, unmatchedFiles, cm, "apply", "-p", "app.kpatch", "-f", "-", "-n", "prod")
-	if strings.Contains(stderr, "prod/configmap.c") || !strings.Contains(stderr, "configmaps.c") {
+	if strings.Contains(stderr, "prod/configmap.c") || !strings.Contains(stderr, "configmap.other") {
 		t.Errorf("with -n prod: %s", stderr)
 	}
 }
@@ -123,7 +123,7 @@ func TestApplyFailUnmatched(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, `a: "y"`) {
 		t.Errorf("exit %d; want 1 with the objects still printed:\n%s", code, stdout)
 	}
-	if !strings.Contains(stderr, "app.kpatch:5:1: target configmaps.c matches no object of the input\n") || strings.Contains(stderr, "warning") {
+	if !strings.Contains(stderr, "app.kpatch:5:1: target configmap.other matches no object of the input\n") || strings.Contains(stderr, "warning") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	if code, _, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, cm, "apply", "-p", "p.kpatch", "-f", "-", "--fail-unmatched"); code != 0 || stderr != "" {

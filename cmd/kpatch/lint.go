@@ -84,11 +84,11 @@ func (o *lintOptions) run(s streams, args []string) error {
 		return err
 	}
 	if len(manifestFiles) > 0 {
-		docs, err := readManifests(manifestFiles, s.in)
+		m, err := readManifests(manifestFiles, s.in)
 		if err != nil {
 			return err
 		}
-		for _, u := range unmatchedTargets(patches, objectsOf(docs, o.namespace), o.failUnmatched) {
+		for _, u := range unmatchedTargets(patches, objectsOf(m.docs, o.namespace), o.failUnmatched) {
 			fmt.Fprintln(s.out, u)
 			found = found || u.Fatal
 		}

@@ -25,14 +25,14 @@ func TestLint(t *testing.T) {
 
 func TestLintUnmatchedTargets(t *testing.T) {
 	code, stdout, stderr := runCLI(t, unmatchedFiles, cm, "lint", "-f", "-", "app.kpatch", "merge.yaml")
-	want := "app.kpatch:5:1: warning: target configmaps.c matches no object of the input\n" +
+	want := "app.kpatch:5:1: warning: target configmap.other matches no object of the input\n" +
 		"app.kpatch:8:1: warning: target prod/configmap.c matches no object of the input\n" +
 		"merge.yaml:5:3: warning: target secret.s matches no object of the input\n"
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stderr %s, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
 	}
 	code, stdout, _ = runCLI(t, unmatchedFiles, cm, "lint", "-f", "-", "-n", "prod", "--fail-unmatched", "app.kpatch")
-	if code != 1 || stdout != "app.kpatch:5:1: target configmaps.c matches no object of the input\n" {
+	if code != 1 || stdout != "app.kpatch:5:1: target configmap.other matches no object of the input\n" {
 		t.Errorf("--fail-unmatched -n prod: exit %d, stdout:\n%s", code, stdout)
 	}
 	// without -f, lint has no objects to match

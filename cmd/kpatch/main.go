@@ -1,8 +1,10 @@
 // Command kpatch applies .kpatch files to Kubernetes manifests offline, the
-// way the kpatch admission webhook applies them in a cluster, checks patch
-// files without objects and formats them.
+// way the kpatch admission webhook applies them in a cluster, derives the
+// patch between two sets of manifests, checks patch files without objects
+// and formats them.
 //
 //	kpatch apply -p FILE|DIR|- ... -f FILE|DIR|- ... [-R] [--values FILE] [--set ...] [-o yaml|json] [--fail-unmatched]
+//	kpatch diff [-o kpatch|yaml] [-n NAMESPACE] [-R] [--fail-unmatched] BASE TARGET
 //	kpatch lint [-f FILE|DIR|- ...] [--values FILE] [--set ...] FILE|DIR...
 //	kpatch fmt [-w] [-d] FILE...
 //	kpatch version

@@ -42,7 +42,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "expected a command: apply, completion, fmt, lint, version"},
+		{nil, "expected a command: apply, completion, diff, fmt, lint, version"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"`},
 		{[]string{"aply"}, "did you mean apply?"},
 		{[]string{"apply"}, "at least one -p FILE is required"},

@@ -10,47 +10,60 @@ import (
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // document is one object of an input stream. A List's items are patched
-// one by one.
+// one by one. orig is the object as read; text, the document as written,
+// is what apply writes back where the patches changed nothing.
 type document struct {
-	obj map[string]any
+	obj    map[string]any
+	orig   map[string]any
+	file   string
+	number int // the document's number in its file, from 1
+	text   []byte
+	json   bool // written in JSON: printed from the object, as YAML
 }
 
-// readDocuments reads a YAML (or JSON) stream; empty documents are
-// skipped, anything that is not an object is an error.
+// String names the document in messages: "app.yaml: document 2".
+func (d *document) String() string {
+	return fmt.Sprintf("%s: document %d", d.file, d.number)
+}
+
+// readDocuments reads the objects of a YAML (or JSON) stream; empty
+// documents are skipped, anything that is not an object is an error.
 func readDocuments(name string, r io.Reader) ([]*document, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
-	var docs []*document
-	for n := 1; ; n++ {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", name, n, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", name, n, err)
-		}
-		if string(js) == "null" {
-			continue
-		}
-		var obj map[string]any
-		if err := utiljson.Unmarshal(js, &obj); err != nil {
-			return nil, fmt.Errorf("%s: document %d: expected a Kubernetes object (a map), got %s", name, n, strings.SplitN(string(js), "\n", 2)[0])
-		}
-		docs = append(docs, &document{obj: obj})
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
 	}
+	f, err := readManifestFile(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return f.documents(), nil
+}
+
+// decodeDocument decodes the text of one document: nil for an empty one
+// (blank, or comments only).
+func decodeDocument(d *document) (map[string]any, error) {
+	if len(bytes.TrimSpace(d.text)) == 0 {
+		return nil, nil
+	}
+	js, err := yaml.YAMLToJSON(d.text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d, err)
+	}
+	if string(js) == "null" {
+		return nil, nil
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("%s: expected a Kubernetes object (a map), got %s", d, strings.SplitN(string(js), "\n", 2)[0])
+	}
+	return obj, nil
 }
 
 // apply patches the object, or each item of a List.
@@ -85,21 +98,35 @@ func (d *document) apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) erro
 }
 
 // writeDocuments prints the objects as a YAML stream or, as kubectl
-// does, as JSON: one object alone, several (or none) in one v1 List.
-func writeDocuments(w io.Writer, docs []*document, format string) error {
+// does, as JSON: one object alone, several (or none) in one v1 List. The
+// YAML stream is the input as it was written wherever the patches did not
+// change it: every document, comment and separator; a changed document
+// keeps its text except where its object changed (see rewriteDocument).
+// JSON input is printed from its objects.
+func writeDocuments(w io.Writer, m *manifests, format string) error {
 	if format == "json" {
-		return writeJSON(w, docs)
+		return writeJSON(w, m.docs)
 	}
 	bw := bufio.NewWriter(w)
-	for i, d := range docs {
-		b, err := yaml.Marshal(d.obj)
+	var last []byte // the end of what was written, to join files
+	for _, f := range m.files {
+		out, err := f.yaml()
 		if err != nil {
 			return err
 		}
-		if i > 0 {
-			bw.WriteString("---\n")
+		if len(out) == 0 {
+			continue
 		}
-		bw.Write(b)
+		if len(last) > 0 {
+			if last[len(last)-1] != '\n' {
+				bw.WriteByte('\n')
+			}
+			if !startsWithSeparator(out) {
+				bw.WriteString("---\n")
+			}
+		}
+		bw.Write(out)
+		last = out
 	}
 	return bw.Flush()
 }
@@ -129,19 +156,28 @@ func writeJSON(w io.Writer, docs []*document) error {
 	return err
 }
 
-// objects returns the references of the objects the document holds: the
-// object itself, or a List's items.
-func (d *document) objects(namespace string) []kpatch.ObjectRef {
+// items returns the objects the document holds: the object itself, or a
+// List's items.
+func (d *document) items() []map[string]any {
 	items, isList := d.obj["items"].([]any)
 	kind, _ := d.obj["kind"].(string)
 	if !isList || !strings.HasSuffix(kind, "List") {
-		return []kpatch.ObjectRef{objectRef(d.obj, namespace)}
+		return []map[string]any{d.obj}
 	}
-	var refs []kpatch.ObjectRef
+	var out []map[string]any
 	for _, it := range items {
 		if m, ok := it.(map[string]any); ok {
-			refs = append(refs, objectRef(m, namespace))
+			out = append(out, m)
 		}
+	}
+	return out
+}
+
+// objects returns the references of the objects the document holds.
+func (d *document) objects(namespace string) []kpatch.ObjectRef {
+	var refs []kpatch.ObjectRef
+	for _, obj := range d.items() {
+		refs = append(refs, objectRef(obj, namespace))
 	}
 	return refs
 }
@@ -161,19 +197,27 @@ func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
 	return ref
 }
 
+// manifests are the input streams of a command: the files as written,
+// and the objects in input order.
+type manifests struct {
+	files []*manifestFile
+	docs  []*document
+}
+
 // readManifests reads the objects of every file ("-" is standard input).
-func readManifests(files []string, stdin io.Reader) ([]*document, error) {
-	var docs []*document
+func readManifests(files []string, stdin io.Reader) (*manifests, error) {
+	m := &manifests{}
 	for _, path := range files {
 		name, data, err := readPath(path, stdin)
 		if err != nil {
 			return nil, err
 		}
-		d, err := readDocuments(name, bytes.NewReader(data))
+		f, err := readManifestFile(name, data)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, d...)
+		m.files = append(m.files, f)
+		m.docs = append(m.docs, f.documents()...)
 	}
-	return docs, nil
+	return m, nil
 }

@@ -21,8 +21,9 @@ func newRootCommand(s streams) *cobra.Command {
 		Use:   "kpatch COMMAND",
 		Short: "Apply .kpatch patch files to Kubernetes manifests, offline",
 		Long: `kpatch applies .kpatch files (and YAML patch files) to Kubernetes manifests,
-the way the kpatch admission webhook patches objects in a cluster; it checks
-patch files without objects and prints them in their canonical layout.
+the way the kpatch admission webhook patches objects in a cluster; it derives
+the patch file between two sets of manifests, checks patch files without
+objects and prints them in their canonical layout.
 
 Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.`,
 		SilenceErrors:     true,
@@ -33,7 +34,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsageError(err) })
-	root.AddCommand(newApplyCommand(s), newLintCommand(s), newFmtCommand(s), newVersionCommand(s))
+	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newVersionCommand(s))
 	root.SetHelpCommand(newHelpCommand())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -257,7 +257,8 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 	if err != nil {
 		return nil, err
 	}
-	return p.WithVariables(pv.vars), nil
+	// an undefined or mistyped variable is a compile problem of the file
+	return p.Bind(pv.vars)
 }
 
 // parseValues parses the values.yaml of a ConfigMap.

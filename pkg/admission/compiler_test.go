@@ -241,6 +241,18 @@ func TestCompilerValues(t *testing.T) {
 	if f, _ := stored.Get(FileRef{"a", "f.kpatch"}); f.Values != cm.Data[ValuesKey] {
 		t.Errorf("the stored version lacks its values: %+v", f)
 	}
+	// a value that reads an undefined variable, or one that does not fit
+	// its field, is a compile problem of the file, not a warning on every
+	// object; the stored version applies
+	bad := configMap("a", map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.missing}\n", ValuesKey: "values:\n  count: 4\n"})
+	if b = c.Build([]corev1.ConfigMap{bad}, stored); len(b.Problems) != 1 ||
+		!strings.Contains(b.Problems[0].Err.Error(), "a/f.kpatch:2:11: variable ${values.missing} is not defined") || replicas(t, b.Registry) != "4" {
+		t.Fatalf("undefined variable: problems %v", b.Problems)
+	}
+	bad.Data = map[string]string{"f.kpatch": "[deployment.*]\nreplicas: ${values.count}\n", ValuesKey: "values:\n  count: three\n"}
+	if b = c.Build([]corev1.ConfigMap{bad}, stored); len(b.Problems) != 1 || !strings.Contains(b.Problems[0].Err.Error(), "a/f.kpatch:2:11") || replicas(t, b.Registry) != "4" {
+		t.Fatalf("mistyped variable: problems %v", b.Problems)
+	}
 	// a broken values.yaml is an error of every file of the ConfigMap, which apply their stored versions
 	cm.Data = map[string]string{"f.kpatch": cm.Data["f.kpatch"], ValuesKey: "values: ["}
 	b = c.Build([]corev1.ConfigMap{cm}, stored)

@@ -57,9 +57,10 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // maps and lists it has already copied (and may change in place), and an
 // undo log that takes a failed file's changes back out.
 type applier struct {
-	root  map[string]any
-	owned []unsafe.Pointer
-	undo  []undoRecord
+	root   map[string]any
+	owned  []unsafe.Pointer
+	undo   []undoRecord
+	images []imageWrite // image references set by parts, checked when the file is done
 }
 
 type undoRecord struct {
@@ -77,62 +78,56 @@ func (a *applier) reset() {
 	a.owned = a.owned[:0]
 	clear(a.undo)
 	a.undo = a.undo[:0]
+	clear(a.images)
+	a.images = a.images[:0]
 	a.root = nil
 }
 
-// applyPatch applies one file atomically and appends its errors.
+// applyPatch applies one file atomically and appends its errors. A file
+// that fails, or leaves an image reference it built invalid, is rolled
+// back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
-	mark := len(a.undo)
-	failed := false
+	mark, images, before := len(a.undo), len(a.images), len(errs)
 	for _, s := range p.sections {
-		if !s.target.Matches(ref) {
-			continue
-		}
-		if s.merge != nil {
-			if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
-				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col},
-					Object: ref.String(),
-					Err:    e.err,
-					Msg:    e.msg,
-				})
-			}
-			continue
-		}
-		for _, op := range s.ops {
-			pl := op.planFor(ref.APIVersion, ref.Kind)
-			if e := a.run(pl, p.vars); e != nil {
-				failed = true
-				errs = append(errs, &ApplyError{
-					Pos:    Position{File: p.name, Line: e.line, Column: e.col},
-					Object: ref.String(),
-					Err:    e.err.err,
-					Msg:    e.err.msg,
-				})
-			}
+		if s.target.Matches(ref) {
+			errs = a.applySection(s, ref, p, errs)
 		}
 	}
-	if failed {
+	if len(errs) == before {
+		errs = a.checkImages(images, p.name, ref, errs)
+	}
+	if len(errs) > before {
 		a.rollback(mark)
+	}
+	clear(a.images[images:])
+	a.images = a.images[:images]
+	return errs
+}
+
+// applySection applies one section of p and appends its errors.
+func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+	if s.merge != nil {
+		if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
+		return errs
+	}
+	for _, op := range s.ops {
+		if e := a.run(op.planFor(ref.APIVersion, ref.Kind), p.vars); e != nil {
+			errs = append(errs, e.applyError(p.name, ref))
+		}
 	}
 	return errs
 }
 
-// runError is a problem of one plan with its position.
-type runError struct {
-	line, col int
-	err       *problem
-}
-
 // run executes one plan from the root.
-func (a *applier) run(pl *plan, vars *Variables) *runError {
+func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
-		return &runError{pl.line, pl.errCol, pl.err}
+		return pl.err
 	}
 	val, err := pl.resolveValue(vars)
 	if err != nil {
-		return &runError{pl.line, pl.valueCol, err}
+		return err.orAt(pl.line, pl.valueCol)
 	}
 	return a.walk(slot{}, pl, 0, val, vars)
 }
@@ -148,9 +143,9 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf)
+		out, err := coerceTree(tree, pl.leaf, t.src, false)
 		if err != nil {
-			return nil, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg)
+			return nil, err.prefixed(pathText(pl.steps))
 		}
 		return out, nil
 	}
@@ -177,13 +172,9 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		}
 		v = b.String()
 	}
-	leaf := pl.leaf
-	if n := len(pl.steps); n > 0 && pl.steps[n-1].Kind == maybeImagePart {
-		leaf = nil
-	}
-	out, err := coerce(v, leaf, "")
+	out, err := coerce(v, pl.valueLeaf(), "")
 	if err != nil {
-		return nil, errorf(err.err, "%s: %s (from %s)", Path(pl.steps).String(), err.msg, t.Raw)
+		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
 	}
 	return out, nil
 }
@@ -293,7 +284,7 @@ func (a *applier) newMap() map[string]any {
 }
 
 // walk performs steps[i:] of pl on the value in s.
-func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runError {
+func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
 		if !present || !equalValue(cur, val) {
@@ -301,313 +292,7 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *runEr
 		}
 		return nil
 	}
-	st := &pl.steps[i]
-	last := i == len(pl.steps)-1
-	fail := func(err *problem) *runError { return &runError{pl.line, pl.stepCol(i), err} }
-	at := func() string { return Path(pl.steps[:i]).String() }
-	switch st.Kind {
-	case imagePart, maybeImagePart:
-		// without a schema only a string is an image reference
-		if _, isString := cur.(string); isString || st.Kind == imagePart {
-			return a.setImagePart(s, cur, pl, val, fail)
-		}
-		fallthrough
-	case Field:
-		switch c := cur.(type) {
-		case map[string]any:
-			if last && pl.act == actDelete {
-				if _, ok := c[st.Name]; ok {
-					a.deleteKey(a.writableMap(s, c), st.Name)
-				}
-				return nil
-			}
-			m := a.writableMap(s, c)
-			return a.walk(slot{m: m, key: st.Name}, pl, i+1, val, vars)
-		case []any:
-			// the field of every item
-			for j := range c {
-				if _, ok := c[j].(map[string]any); !ok {
-					return fail(errorf(ErrType, "%s holds %s; it has no field %q", at(), describeValue(c[j]), st.Name))
-				}
-			}
-			l := a.writableList(s, c)
-			for j := range l {
-				if err := a.walk(slot{l: l, idx: j}, pl, i, val, vars); err != nil {
-					return err
-				}
-			}
-			return nil
-		case nil:
-			if pl.act == actDelete {
-				return nil
-			}
-			m := a.newMap()
-			a.set(s, m)
-			return a.walk(slot{m: m, key: st.Name}, pl, i+1, val, vars)
-		default:
-			return fail(errorf(ErrType, "%s is %s, not a map; it has no field %q", at(), describeValue(cur), st.Name))
-		}
-	case Index:
-		switch c := cur.(type) {
-		case []any:
-			if st.Index >= len(c) {
-				if pl.act == actDelete {
-					return nil
-				}
-				return fail(errorf(ErrIndex, "index %d is past the end of %s (%d items)", st.Index, at(), len(c)))
-			}
-			if last && pl.act == actDelete {
-				return a.deleteItems(s, cur, st, fail, at)
-			}
-			l := a.writableList(s, c)
-			return a.walk(slot{l: l, idx: st.Index}, pl, i+1, val, vars)
-		case map[string]any:
-			if last && pl.act == actDelete {
-				a.deleteKey(a.writableMap(s, c), st.Name)
-				return nil
-			}
-			m := a.writableMap(s, c)
-			return a.walk(slot{m: m, key: st.Name}, pl, i+1, val, vars)
-		case nil:
-			if pl.act == actDelete {
-				return nil
-			}
-			return fail(errorf(ErrIndex, "%s does not exist; an index cannot create a list item (append with [-])", at()))
-		default:
-			return fail(errorf(ErrType, "%s is %s; an index needs a list", at(), describeValue(cur)))
-		}
-	case Select, All:
-		switch c := cur.(type) {
-		case []any:
-			var l []any
-			for j := range c {
-				if st.Kind == Select && !matches(c[j], st) {
-					continue
-				}
-				if l == nil {
-					l = a.writableList(s, c)
-				}
-				if err := a.walk(slot{l: l, idx: j}, pl, i+1, val, vars); err != nil {
-					return err
-				}
-			}
-			if l == nil && st.Kind == Select && pl.act != actDelete {
-				return fail(errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value)))
-			}
-			return nil
-		case nil:
-			if st.Kind == All || pl.act == actDelete {
-				return nil
-			}
-			return fail(errorf(ErrNoMatch, "no item of %s matches %s: the list does not exist", at(), selectorText(st.Key, st.Value)))
-		default:
-			return fail(errorf(ErrType, "%s is %s; a selector needs a list", at(), describeValue(cur)))
-		}
-	case Append, InsertBefore, InsertAfter:
-		return a.insert(s, cur, pl, st, val, vars, fail, at)
-	case DeleteItems:
-		return a.deleteItems(s, cur, st, fail, at)
-	}
-	return fail(errorf(ErrSyntax, "%s cannot appear here", Path{*st}.String()))
-}
-
-// matches reports whether a list item's field at st.Key equals st.Value
-// as text.
-func matches(item any, st *Segment) bool {
-	v := item
-	for _, k := range st.Key {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		if v, ok = m[k]; !ok {
-			return false
-		}
-	}
-	return textEquals(v, st.Value)
-}
-
-// insert adds an item to the list in s, or updates its twin in place.
-func (a *applier) insert(s slot, cur any, pl *plan, st *Segment, val any, vars *Variables, fail func(*problem) *runError, at func() string) *runError {
-	var list []any
-	switch c := cur.(type) {
-	case []any:
-		list = c
-	case nil:
-	default:
-		return fail(errorf(ErrType, "%s is %s; %s needs a list", at(), describeValue(cur), Path{*st}.String()))
-	}
-	item := val
-	if pl.build != nil {
-		built, err := a.build(pl, vars)
-		if err != nil {
-			return err
-		}
-		item = built
-	}
-	if j := twin(list, item); j >= 0 {
-		if pl.build == nil {
-			return nil
-		}
-		l := a.writableList(s, list)
-		return a.applyBuild(slot{l: l, idx: j}, pl, vars)
-	}
-	pos := len(list)
-	switch {
-	case st.Kind == Append || st.Last:
-	case st.ByMatch:
-		pos = -1
-		for j := range list {
-			if matches(list[j], st) {
-				pos = j
-				break
-			}
-		}
-		if pos < 0 {
-			return fail(errorf(ErrNoMatch, "no item of %s matches %s", at(), selectorText(st.Key, st.Value)))
-		}
-		if st.Kind == InsertAfter {
-			pos++
-		}
-	case st.Kind == InsertBefore:
-		if st.Index > len(list) {
-			return fail(errorf(ErrIndex, "cannot insert before index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index
-	default:
-		if st.Index >= len(list) {
-			return fail(errorf(ErrIndex, "cannot insert after index %d: %s has %d items", st.Index, at(), len(list)))
-		}
-		pos = st.Index + 1
-	}
-	out := make([]any, 0, len(list)+1)
-	out = append(out, list[:pos]...)
-	out = append(out, item)
-	out = append(out, list[pos:]...)
-	a.owned = append(a.owned, listPointer(out))
-	a.set(s, out)
-	return nil
-}
-
-// twin finds the item an insertion updates instead of adding: one equal
-// to the new item, or one with the same name.
-func twin(list []any, item any) int {
-	name, _ := nameOf(item)
-	for j, it := range list {
-		if name != "" {
-			if n, _ := nameOf(it); n == name {
-				return j
-			}
-		}
-		if equalValue(it, item) {
-			return j
-		}
-	}
-	return -1
-}
-
-func nameOf(v any) (string, bool) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return "", false
-	}
-	n, ok := m["name"].(string)
-	return n, ok
-}
-
-// build makes the item of an insertion header from its entries.
-func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *runError) {
-	holder := []any{a.newMap()}
-	a.owned = append(a.owned, listPointer(holder))
-	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
-		return nil, err
-	}
-	return holder[0].(map[string]any), nil
-}
-
-// applyBuild applies an insertion header's entries to the item in s.
-func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *runError {
-	for _, sub := range pl.build {
-		val, err := sub.resolveValue(vars)
-		if err != nil {
-			return &runError{sub.line, sub.valueCol, err}
-		}
-		if e := a.walk(s, sub, 0, val, vars); e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// deleteItems removes the items of the list in s that st selects.
-func (a *applier) deleteItems(s slot, cur any, st *Segment, fail func(*problem) *runError, at func() string) *runError {
-	var list []any
-	switch c := cur.(type) {
-	case []any:
-		list = c
-	case nil:
-		return nil
-	default:
-		return fail(errorf(ErrType, "%s is %s; %s needs a list", at(), describeValue(cur), Path{*st}.String()))
-	}
-	keep := func(j int) bool {
-		switch {
-		case st.Last:
-			return false
-		case st.ByMatch:
-			return !matches(list[j], st)
-		}
-		return j != st.Index
-	}
-	n := 0
-	for j := range list {
-		if keep(j) {
-			n++
-		}
-	}
-	if n == len(list) {
-		return nil
-	}
-	out := make([]any, 0, n)
-	for j := range list {
-		if keep(j) {
-			out = append(out, list[j])
-		}
-	}
-	a.owned = append(a.owned, listPointer(out))
-	a.set(s, out)
-	return nil
-}
-
-// setImagePart replaces one part of the image reference in s.
-func (a *applier) setImagePart(s slot, cur any, pl *plan, val any, fail func(*problem) *runError) *runError {
-	var old string
-	switch c := cur.(type) {
-	case string:
-		old = c
-	case nil:
-	default:
-		return fail(errorf(ErrType, "%s is %s; image parts need a string image", Path(pl.steps[:len(pl.steps)-1]).String(), describeValue(cur)))
-	}
-	text := ""
-	if pl.act != actDelete {
-		if pl.raw != "" && pl.tmpl == nil {
-			text = pl.raw
-		} else if val != nil {
-			var ok bool
-			if text, ok = scalarText(val); !ok {
-				return fail(errorf(ErrValue, "an image part is text, not %s", describeValue(val)))
-			}
-		}
-	}
-	ref, err := setImageRefPart(old, pl.steps[len(pl.steps)-1].Name, text)
-	if err != nil {
-		return fail(err)
-	}
-	if ref != old || cur == nil {
-		a.set(s, ref)
-	}
-	return nil
+	return pl.steps[i].apply(a, s, cur, cursor{pl: pl, i: i, val: val, vars: vars})
 }
 
 func describeValue(v any) string {

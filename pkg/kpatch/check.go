@@ -1,41 +1,17 @@
 package kpatch
 
-// Check reports, without an object, the problems a patch has on every
-// object it can match: a path or value that no API version of a built-in
-// kind accepts, and, when the patch is bound to variables, a variable that
-// is undefined or has the wrong type. Custom resource kinds are not
-// checked. The problems are *ParseError values, in file order.
+// Check reports, without an object, what Compile leaves open. When the
+// patch is bound to variables (WithVariables), a value that reads one and
+// cannot apply on the current versions of its kind: an undefined
+// variable, a map or list, a value that does not fit its field (what
+// Bind refuses). And, as warnings that wrap ErrNotIdempotent, the
+// constructs that change the object again each time the file runs (see
+// idempotenceWarnings). The problems are *ParseError values, in file
+// order.
 func (p *Patch) Check() ErrorList {
-	var errs ErrorList
-	report := func(pl *plan, col int, err *problem) {
-		errs = append(errs, &ParseError{Pos: Position{File: p.name, Line: pl.line, Column: col}, Err: err.err, Msg: err.msg})
-	}
-	for _, s := range p.sections {
-		for _, op := range s.ops {
-			plans := op.schemas
-			if len(plans) == 0 {
-				plans = []*plan{op.generic}
-			}
-			var ok *plan
-			for _, pl := range plans {
-				if pl.err == nil {
-					ok = pl
-					break
-				}
-			}
-			if ok == nil {
-				report(plans[0], plans[0].errCol, plans[0].err)
-				continue
-			}
-			if p.vars == nil {
-				continue
-			}
-			for _, pl := range append([]*plan{ok}, ok.build...) {
-				if _, err := pl.resolveValue(p.vars); err != nil {
-					report(pl, pl.valueCol, err)
-				}
-			}
-		}
+	errs := p.idempotenceWarnings()
+	if p.vars != nil {
+		errs = append(errs, p.variableProblems()...)
 	}
 	sortErrors(errs)
 	return errs

@@ -16,9 +16,14 @@ type Patch struct {
 }
 
 type section struct {
-	target Target
-	ops    []*operation
-	merge  *MergeEntry // a strategic or JSON merge patch instead of ops
+	target    Target
+	targetPos Position
+	ops       []*operation
+	merge     *mergeOp // a strategic or JSON merge patch instead of ops
+	// checked is how many of each operation's schemas Compile and Check
+	// hold the operation to: the current versions of the kind, which
+	// come first (see docs/format.md).
+	checked int
 }
 
 // operation is one entry, or one insertion or delete header, compiled for
@@ -37,80 +42,111 @@ const (
 	actInsert
 )
 
-// Internal segment kinds that only compiled plans hold.
-const (
-	imagePart      SegmentKind = 100 + iota // a part of the image reference in a string
-	maybeImagePart                          // an image part if the value is a string, else a field
-)
-
 // plan is an operation resolved against one schema: the full path, the
 // leaf's type and the value converted to it.
 type plan struct {
 	apiVersion string // the schema's; "" for the generic plan
 	kind       string
-	steps      []Segment
+	steps      []step
 	act        action
 	leaf       *typeNode
 	value      any    // the converted constant
 	raw        string // the constant's text when written plain, for text fields
 	tmpl       *Value // the value, when it holds variables
 	build      []*plan
-	err        *problem // why this plan cannot apply to objects of this schema
-	errCol     int
-	valueCol   int // where a variable's problem is reported
-	line, col  int
+	// mergeKey is the field that identifies the items of the list an
+	// insertion adds to (its patchMergeKey); "" without one.
+	mergeKey  string
+	err       *problem // why this plan cannot apply to objects of this schema, placed
+	valueCol  int      // where a variable's problem is reported
+	line, col int
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
 
-// Compile compiles a parsed file.
+// Compile compiles a parsed file. It reports, as an ErrorList of
+// *ParseError in file order, every problem it can know without an object:
+// a target that cannot match (a plural, short name or near miss of a
+// built-in kind, a built-in API group without the kind), and for built-in
+// kinds a path or constant value that the kind's current API versions do
+// not accept. Custom resources' paths and values are not checked.
 func Compile(f *File) (*Patch, error) {
 	p := &Patch{name: f.Name, file: f}
-	addKind := func(t *Target) {
-		if kind := strings.ToLower(t.Kind); !slices.Contains(p.kinds, kind) {
-			p.kinds = append(p.kinds, kind)
-		}
-	}
 	for _, m := range f.Merges {
-		addKind(&m.Target)
-		p.sections = append(p.sections, &section{target: m.Target, merge: m})
+		p.addKind(&m.Target)
+		p.sections = append(p.sections, compileMerge(m))
 	}
 	for _, s := range f.Sections {
-		cs := &section{target: s.Target}
-		kind := strings.ToLower(s.Target.Kind)
-		addKind(&s.Target)
-		var kinds []*kindSchema
-		for _, ks := range schemasFor(kind) {
-			if s.Target.groupMatches(ks.gvk.Group, ks.gvk.Version) {
-				kinds = append(kinds, ks)
-			}
-		}
-		compileOp := func(build func(ks *kindSchema) *plan) {
-			op := &operation{generic: build(nil)}
-			for _, ks := range kinds {
-				pl := build(ks)
-				pl.apiVersion, pl.kind = ks.apiVersion, ks.gvk.Kind
-				op.schemas = append(op.schemas, pl)
-			}
-			cs.ops = append(cs.ops, op)
-		}
-		last := Segment{Kind: Field}
-		if len(s.Path) > 0 {
-			last = s.Path[len(s.Path)-1]
-		}
-		switch {
-		case last.isInsertion():
-			compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s) })
-		case last.Kind == Delete || last.Kind == DeleteItems:
-			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil) })
-		default:
-			for _, e := range s.Entries {
-				compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e) })
-			}
-		}
-		p.sections = append(p.sections, cs)
+		p.addKind(&s.Target)
+		p.sections = append(p.sections, compileSection(s))
+	}
+	if errs := p.problems(); len(errs) > 0 {
+		return nil, errs
 	}
 	return p, nil
+}
+
+func (p *Patch) addKind(t *Target) {
+	if kind := strings.ToLower(t.Kind); !slices.Contains(p.kinds, kind) {
+		p.kinds = append(p.kinds, kind)
+	}
+}
+
+// targetSchemas returns the schemas of the versions a target can match,
+// current versions first, and how many are current (all of them when
+// none is).
+func targetSchemas(t *Target) ([]*kindSchema, int) {
+	var kinds []*kindSchema
+	current := 0
+	for _, ks := range schemasFor(t.Kind) {
+		if t.groupMatches(ks.gvk.Group, ks.gvk.Version) {
+			kinds = append(kinds, ks)
+			if !ks.superseded {
+				current++
+			}
+		}
+	}
+	if current == 0 {
+		current = len(kinds)
+	}
+	return kinds, current
+}
+
+// compileSection compiles a header's entries, or its insertion or delete.
+func compileSection(s *Section) *section {
+	kinds, current := targetSchemas(&s.Target)
+	cs := &section{target: s.Target, targetPos: s.targetPos, checked: current}
+	if cs.targetPos.Line == 0 { // a section built without the parser
+		cs.targetPos = Position{Line: s.Line, Column: s.Col}
+	}
+	compileOp := func(build func(ks *kindSchema) *plan) {
+		op := &operation{generic: build(nil)}
+		for _, ks := range kinds {
+			pl := build(ks)
+			pl.apiVersion, pl.kind = ks.apiVersion, ks.gvk.Kind
+			op.schemas = append(op.schemas, pl)
+		}
+		cs.ops = append(cs.ops, op)
+	}
+	hdr := headerSteps(s.Path)
+	last := Segment{Kind: Field}
+	if len(s.Path) > 0 {
+		last = s.Path[len(s.Path)-1]
+	}
+	switch {
+	case last.isInsertion():
+		r, build := combine(s.Path, hdr, nil), entryRoutes(s.Entries)
+		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build) })
+	case last.Kind == Delete || last.Kind == DeleteItems:
+		r := combine(s.Path, hdr, nil)
+		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r) })
+	default:
+		for _, e := range s.Entries {
+			r := combine(s.Path, hdr, e.Key)
+			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r) })
+		}
+	}
+	return cs
 }
 
 // ParseAndCompile parses and compiles a file: a YAML patch file when its
@@ -135,286 +171,204 @@ func (p *Patch) Kinds() []string { return slices.Clone(p.kinds) }
 
 // WithVariables returns the patch bound to vars, which its ${...}
 // references read. The patch and vars must not be changed afterwards.
+// It does not check the values: Bind does.
 func (p *Patch) WithVariables(vars *Variables) *Patch {
 	q := *p
 	q.vars = vars
 	return &q
 }
 
-// combine joins a header's path and an entry's key into the steps of a
-// plan, and finds the action: [delete] and [delete=...] delete,
+// route is an entry's full path compiled once for every schema: the
+// steps of the header and the key, and what the plan does at their end.
+type route struct {
+	steps []step
+	act   action
+	err   *problem // a [delete] where none can stand (a tree built without the parser)
+}
+
+// headerSteps compiles a header's path. Its steps report their problems
+// at the entry: column 0.
+func headerSteps(p Path) []step {
+	steps := make([]step, len(p))
+	for i := range p {
+		steps[i] = newStep(&p[i], 0)
+	}
+	return steps
+}
+
+// combine joins a header's path (compiled: hdr) and an entry's key into
+// a route, and finds the action: [delete] and [delete=...] delete,
 // insertions insert, anything else sets.
-func combine(hdr, key Path) ([]Segment, action) {
-	steps := make([]Segment, 0, len(hdr)+len(key)+2)
-	for _, s := range hdr {
-		s.header = true
-		steps = append(steps, s)
-	}
-	act := actSet
+func combine(hdrPath Path, hdr []step, key Path) route {
+	r := route{act: actSet}
 	if len(key) > 0 && key[0].Kind == Delete {
-		act, key = actDelete, key[1:]
+		r.act, key = actDelete, key[1:]
 	}
-	steps = append(steps, key...)
-	if n := len(steps); n > 0 {
-		switch last := steps[n-1]; {
+	r.steps = make([]step, 0, len(hdr)+len(key))
+	r.steps = append(r.steps, hdr...)
+	for i := range key {
+		r.steps = append(r.steps, newStep(&key[i], key[i].Col))
+	}
+	if last := lastSegment(hdrPath, key); last != nil {
+		switch {
 		case last.Kind == Delete:
-			act, steps = actDelete, steps[:n-1]
+			r.act, r.steps = actDelete, r.steps[:len(r.steps)-1]
 		case last.Kind == DeleteItems:
-			act = actDelete
-		case last.isInsertion() && act != actDelete:
-			act = actInsert
+			r.act = actDelete
+		case last.isInsertion() && r.act != actDelete:
+			r.act = actInsert
 		}
 	}
-	if act == actDelete && len(steps) > 0 {
-		// X[sel][delete] removes items: the same as X[delete=sel]. An
-		// index stays: on a list it removes the item, on a map the key.
-		last := &steps[len(steps)-1]
-		switch last.Kind {
-		case Select:
-			last.Kind, last.ByMatch = DeleteItems, true
-		case All:
-			last.Kind, last.Last = DeleteItems, true
-		}
+	if i := slices.Index(r.steps, nil); i >= 0 {
+		r.err = errorf(ErrSyntax, "[delete] cannot appear here")
 	}
-	return steps, act
+	if n := len(r.steps); r.act == actDelete && n > 0 {
+		r.steps[n-1] = deleteStep(r.steps[n-1])
+	}
+	return r
+}
+
+// lastSegment is the last segment of a header's path and a key.
+func lastSegment(hdr, key Path) *Segment {
+	switch {
+	case len(key) > 0:
+		return &key[len(key)-1]
+	case len(hdr) > 0:
+		return &hdr[len(hdr)-1]
+	}
+	return nil
+}
+
+// deleteStep is what the last step of a delete removes: X[sel][delete]
+// removes items, the same as X[delete=sel], and X[*][delete] every item.
+// An index stays: on a list it removes the item, on a map the key.
+func deleteStep(st step) step {
+	switch x := st.(type) {
+	case *selectStep:
+		return &deleteItemsStep{match: &x.match, col: x.col}
+	case *allStep:
+		return &deleteItemsStep{every: true, col: x.col}
+	}
+	return st
+}
+
+// entryRoutes compiles the keys of the entries that build an insertion
+// header's item.
+func entryRoutes(entries []*Entry) []route {
+	routes := make([]route, len(entries))
+	for i, e := range entries {
+		routes[i] = combine(nil, nil, e.Key)
+	}
+	return routes
 }
 
 // compileEntry resolves one entry (or, with e nil, a delete header).
-func compileEntry(ks *kindSchema, s *Section, e *Entry) *plan {
-	var key Path
-	pl := &plan{line: s.Line, col: s.Col}
+func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
+	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if e != nil {
-		key = e.Key
 		pl.line, pl.col = e.Line, e.Col
 	}
-	pl.steps, pl.act = combine(s.Path, key)
-	pl.errCol = pl.col
-	if len(pl.steps) == 0 {
-		pl.fail(pl.col, errorf(ErrSyntax, "[delete] needs a path: deleting a whole object is not a patch"))
+	if !pl.checkRoute(r) {
 		return pl
 	}
-	if pl.act == actDelete && pl.steps[len(pl.steps)-1].isInsertion() {
-		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
-		return pl
-	}
-	pl.resolve(ks)
+	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete {
 		pl.setValue(&e.Value, e.ValueCol)
 	}
 	return pl
 }
 
+// checkRoute fails the plan on what its route cannot do whatever the
+// schema.
+func (pl *plan) checkRoute(r *route) bool {
+	switch {
+	case r.err != nil:
+		pl.fail(pl.col, r.err)
+	case len(r.steps) == 0:
+		pl.fail(pl.col, errorf(ErrSyntax, "[delete] needs a path: deleting a whole object is not a patch"))
+	case pl.act == actDelete && isInsertion(r.steps[len(r.steps)-1]):
+		pl.fail(pl.col, errorf(ErrSyntax, "an insertion cannot be deleted"))
+	}
+	return pl.err == nil
+}
+
+func isInsertion(st step) bool {
+	_, ok := st.(*insertStep)
+	return ok
+}
+
 // compileInsertSection resolves an insertion header and the entries that
-// build its item.
-func compileInsertSection(ks *kindSchema, s *Section) *plan {
-	pl := &plan{line: s.Line, col: s.Col, errCol: s.Col}
-	pl.steps, pl.act = combine(s.Path, nil)
-	if pl.resolve(ks); pl.err != nil {
+// build its item (their routes: build).
+func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *plan {
+	pl := &plan{line: s.Line, col: s.Col, act: r.act}
+	if pl.resolve(ks, s, r); pl.err != nil {
 		return pl
 	}
-	for _, e := range s.Entries {
-		sub := &plan{line: e.Line, col: e.Col, errCol: e.Col}
-		sub.steps, sub.act = combine(nil, e.Key)
-		sub.resolveTypes(pl.leaf)
+	for i, e := range s.Entries {
+		sub := &plan{line: e.Line, col: e.Col, act: build[i].act}
+		if sub.checkRoute(&build[i]) {
+			sub.steps = slices.Clone(build[i].steps)
+			sub.resolveTypes(pl.leaf)
+		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol)
 		}
 		if sub.err != nil && pl.err == nil {
-			pl.err, pl.errCol, pl.line = sub.err, sub.errCol, sub.line
+			pl.err = sub.err
 		}
 		pl.build = append(pl.build, sub)
 	}
 	return pl
 }
 
-// resolve expands the shorthand of the path and checks it against the
-// schema ks (nil: a kind without one).
-func (pl *plan) resolve(ks *kindSchema) {
-	if err := pl.expandShorthand(ks); err != nil {
-		pl.fail(pl.stepCol(0), err)
+// dottedName is the header of s as it reads when the first segment of
+// its path belongs to the target's name: [deployment.web.v2] meant for
+// the Deployment web.v2 is [deployment.[web.v2]].
+func dottedName(s *Section) string {
+	if !s.Target.NameLiteral || len(s.Path) == 0 || s.Path[0].Kind != Field || s.Path[0].Bracketed {
+		return ""
+	}
+	t := s.Target
+	t.Name += "." + s.Path[0].Name
+	return "[" + t.String() + "]"
+}
+
+// fail records the plan's first problem, at its line and col unless the
+// problem has a line of its own.
+func (pl *plan) fail(col int, err *problem) {
+	if pl.err != nil {
 		return
 	}
-	var root *typeNode
-	if ks != nil {
-		root = ks.root
+	if err.line == 0 {
+		err = err.at(pl.line, col)
 	}
-	pl.resolveTypes(root)
+	pl.err = err
 }
 
-func (pl *plan) fail(col int, err *problem) {
-	if pl.err == nil {
-		pl.err, pl.errCol = err, col
-	}
-}
-
-// stepCol is the column a problem at step i is reported at: the segment's
+// stepCol is the column a problem at step i is reported at: the step's
 // own column when it is in the entry's key, else the entry's.
 func (pl *plan) stepCol(i int) int {
-	if i < len(pl.steps) && !pl.steps[i].header && pl.steps[i].Col > 0 {
-		return pl.steps[i].Col
+	if i < len(pl.steps) && pl.steps[i].column() > 0 {
+		return pl.steps[i].column()
 	}
 	return pl.col
 }
 
-// expandShorthand prefixes the path's first field with where it lives:
-// metadata for labels and annotations, the spec chain for the rest.
-func (pl *plan) expandShorthand(ks *kindSchema) *problem {
-	first := &pl.steps[0]
-	if first.Kind != Field {
-		return errorf(ErrSyntax, "a path starts with a field name, not %s", Path{*first}.String())
-	}
-	name := first.Name
-	var prefix []string
-	switch {
-	case ks != nil && ks.root.fields[name] != nil:
-		return nil
-	case name == "labels" || name == "annotations":
-		prefix = []string{"metadata"}
-	case ks == nil:
-		return nil
-	default:
-		for _, sp := range ks.specPaths {
-			if nodeAt(ks.root, sp).fields[name] != nil {
-				prefix = sp
-				break
-			}
-		}
-		if prefix == nil {
-			places := []string{"the top level"}
-			for _, sp := range ks.specPaths {
-				places = append(places, strings.Join(sp, "."))
-			}
-			return errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, name, strings.Join(places, ", "))
-		}
-	}
-	steps := make([]Segment, 0, len(prefix)+len(pl.steps))
-	for _, f := range prefix {
-		steps = append(steps, Segment{Kind: Field, Name: f, header: true})
-	}
-	pl.steps = append(steps, pl.steps...)
-	return nil
-}
-
-func nodeAt(n *typeNode, path []string) *typeNode {
-	for _, f := range path {
-		n = n.fields[f]
-	}
-	return n
-}
-
-// resolveTypes checks the steps against the schema below n, sets the leaf
-// type, turns indexes on maps into keys and marks image parts. With n nil
-// (no schema) it only marks possible image parts.
-func (pl *plan) resolveTypes(n *typeNode) {
-	steps := pl.steps
-	if n == nil {
-		k := len(steps)
-		if pl.act != actInsert && k >= 2 && steps[k-2].Kind == Field && steps[k-2].Name == "image" &&
-			steps[k-1].Kind == Field && isImagePart(steps[k-1].Name) {
-			steps[k-1].Kind = maybeImagePart
-		}
-		return
-	}
-	imageField := false
-	for i := range steps {
-		st := &steps[i]
-		last := i == len(steps)-1
-		if n.kind == tAny {
-			n = nil
-			break
-		}
-		fail := func(err *problem) { pl.fail(pl.stepCol(i), err) }
-		at := func() string { return Path(steps[:i]).String() }
-		switch st.Kind {
-		case Field:
-			if n.kind == tList && (n.elem.kind == tStruct || n.elem.kind == tMap || n.elem.kind == tAny) {
-				n = n.elem // a field of every item
-			}
-			switch n.kind {
-			case tStruct:
-				f := n.fields[st.Name]
-				if f == nil {
-					fail(errorf(ErrUnknownField, "%s has no field %q at %s", n.name, st.Name, at()))
-					return
-				}
-				imageField = st.Name == "image" && f.kind == tString
-				n = f
-				continue
-			case tMap:
-				n = n.elem
-			case tAny:
-				n = nil
-			case tString:
-				if imageField && last && isImagePart(st.Name) && pl.act != actInsert {
-					st.Kind = imagePart
-					n = stringNode
-					break
-				}
-				fail(errorf(ErrType, "%s is a string; it has no field %q", at(), st.Name))
-				return
-			default:
-				fail(errorf(ErrType, "%s is %s; it has no field %q", at(), n.describe(), st.Name))
-				return
-			}
-		case Index:
-			switch n.kind {
-			case tList:
-				n = n.elem
-			case tMap:
-				st.Kind = Field // the digits as written are the key
-				n = n.elem
-			default:
-				fail(errorf(ErrType, "%s is %s; an index needs a list", at(), n.describe()))
-				return
-			}
-		case Select, All, Append, InsertBefore, InsertAfter, DeleteItems:
-			if n.kind != tList {
-				fail(errorf(ErrType, "%s is %s; %s needs a list", at(), n.describe(), Path{*st}.String()))
-				return
-			}
-			if st.ByMatch || st.Kind == Select {
-				if err := checkSelectorKey(n.elem, st.Key); err != nil {
-					fail(err)
-					return
-				}
-			}
-			n = n.elem
-		}
-		imageField = false
-		if n == nil {
-			break
-		}
-	}
-	pl.leaf = n
-}
-
-// checkSelectorKey checks a selector's key path against the items' type.
-func checkSelectorKey(n *typeNode, key []string) *problem {
-	for _, k := range key {
-		switch n.kind {
-		case tStruct:
-			f := n.fields[k]
-			if f == nil {
-				return errorf(ErrUnknownField, "the items (%s) have no field %q to select by", n.name, k)
-			}
-			n = f
-		case tMap:
-			n = n.elem
-		case tAny:
-			return nil
-		default:
-			return errorf(ErrType, "the items are %s; a selector needs objects", n.describe())
-		}
+// lastStep is the plan's last step, or nil.
+func (pl *plan) lastStep() step {
+	if n := len(pl.steps); n > 0 {
+		return pl.steps[n-1]
 	}
 	return nil
 }
 
-func isImagePart(name string) bool {
-	switch name {
-	case "registry", "repository", "tag", "digest":
-		return true
+// valueLeaf is the type a value is converted to: none for what may be an
+// image part of a custom resource (its text is used as written).
+func (pl *plan) valueLeaf() *typeNode {
+	if _, maybe := pl.lastStep().(maybeImagePartStep); maybe {
+		return nil
 	}
-	return false
+	return pl.leaf
 }
 
 // setValue converts a constant value to the leaf's type, or keeps a
@@ -426,9 +380,12 @@ func (pl *plan) setValue(v *Value, col int) {
 		return
 	}
 	if v.Tree != nil {
-		val, err := coerceTree(v.Tree, pl.leaf)
+		val, err := coerceTree(v.Tree, pl.leaf, v.src, false)
+		if err == nil && !finite(val) { // a Value built without the parser
+			err = errorf(ErrValue, "the value holds an infinity or NaN, which JSON cannot carry")
+		}
 		if err != nil {
-			pl.fail(col, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg))
+			pl.fail(col, err.prefixed(pathText(pl.steps)))
 			return
 		}
 		pl.value = val
@@ -437,13 +394,15 @@ func (pl *plan) setValue(v *Value, col int) {
 	if !v.Quoted {
 		pl.raw = v.Raw
 	}
-	leaf := pl.leaf
-	if len(pl.steps) > 0 && pl.steps[len(pl.steps)-1].Kind == maybeImagePart {
-		leaf = nil
+	val, err := coerce(v.Scalar, pl.valueLeaf(), pl.raw)
+	if err == nil {
+		err = pl.checkImagePart(val)
 	}
-	val, err := coerce(v.Scalar, leaf, pl.raw)
+	if err == nil && !finite(val) { // a Value built without the parser
+		err = errorf(ErrValue, "%v cannot be held in a Kubernetes object (JSON has no infinity or NaN)", val)
+	}
 	if err != nil {
-		pl.fail(col, errorf(err.err, "%s: %s", Path(pl.steps).String(), err.msg))
+		pl.fail(col, err.prefixed(pathText(pl.steps)))
 		return
 	}
 	pl.value = val

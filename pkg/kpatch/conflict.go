@@ -75,42 +75,46 @@ func (p *Patch) writes() []write {
 	var out []write
 	for _, s := range p.sections {
 		if s.merge != nil {
-			if !s.merge.Strategic {
-				continue
-			}
-			var root *typeNode
-			for _, ks := range schemasFor(s.target.Kind) {
-				if s.target.groupMatches(ks.gvk.Group, ks.gvk.Version) {
-					root = ks.root
-					break
-				}
-			}
-			pos := Position{File: p.name, Line: s.merge.Line, Column: s.merge.Col}
-			flattenWrites(s.merge.Patch, root, "", func(path string, v any) {
-				out = append(out, write{target: s.target, path: path, value: v, pos: pos})
-			})
+			out = append(out, s.merge.writes(s, p.name)...)
 			continue
 		}
 		for _, op := range s.ops {
-			pl := op.generic
-			for _, sp := range op.schemas {
-				if sp.err == nil {
-					pl = sp
-					break
-				}
-			}
+			pl := op.plan(s.checked)
 			if pl.err != nil || pl.act != actSet || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
 				continue
 			}
-			if _, isTree := pl.value.(map[string]any); isTree {
-				flattenWrites(pl.value.(map[string]any), pl.leaf, Path(pl.steps).String(), func(path string, v any) {
-					out = append(out, write{target: s.target, path: path, value: v, pos: Position{File: p.name, Line: pl.line, Column: pl.col}})
+			pos := Position{File: p.name, Line: pl.line, Column: pl.col}
+			if m, isTree := pl.value.(map[string]any); isTree {
+				flattenWrites(m, pl.leaf, pathText(pl.steps), func(path string, v any) {
+					out = append(out, write{target: s.target, path: path, value: v, pos: pos})
 				})
 				continue
 			}
-			out = append(out, write{target: s.target, path: Path(pl.steps).String(), value: pl.value, pos: Position{File: p.name, Line: pl.line, Column: pl.col}})
+			out = append(out, write{target: s.target, path: pathText(pl.steps), value: pl.value, pos: pos})
 		}
 	}
+	return out
+}
+
+// writes lists the constant fields of a strategic merge patch: the patch
+// converted to the first checked version of its kind.
+func (op *mergeOp) writes(s *section, file string) []write {
+	m := op.entry
+	mp := op.checkedPlans(s.checked)[0]
+	if !m.Strategic || mp.err != nil {
+		return nil
+	}
+	patch := mp.patch
+	if op.templated {
+		patch = m.Patch
+	}
+	var out []write
+	pos := Position{File: file, Line: m.Line, Column: m.Col}
+	flattenWrites(patch, mp.root, "", func(path string, v any) {
+		if text, ok := v.(string); !ok || !strings.Contains(text, "${") {
+			out = append(out, write{target: s.target, path: path, value: v, pos: pos})
+		}
+	})
 	return out
 }
 

@@ -29,6 +29,15 @@ var (
 	ErrType = errors.New("type mismatch")
 	// ErrImage is an image reference that cannot be parsed or rebuilt.
 	ErrImage = errors.New("invalid image reference")
+	// ErrUnknownKind is a target kind that is a plural, a short name or a
+	// near miss of a built-in kind, or that a built-in API group lacks.
+	ErrUnknownKind = errors.New("unknown kind")
+	// ErrUnmatchable is a target that no object can match: an API group
+	// or version that does not exist, a name or namespace no object has.
+	ErrUnmatchable = errors.New("target matches nothing")
+	// ErrNotIdempotent is a construct that changes the object again each
+	// time its file runs; Check reports it as a warning.
+	ErrNotIdempotent = errors.New("not idempotent")
 )
 
 // Position is a place in a patch file. Line and Column count from 1;
@@ -98,18 +107,61 @@ func (l ErrorList) Err() error {
 	return l
 }
 
-// problem is an error without a position yet: the walk that finds it does
-// not know which line it came from.
+// problem is the one internal error of the engine: a sentinel cause, a
+// message and, once known, the line and column it is reported at. It
+// becomes a ParseError or an ApplyError at the package's boundary.
+// Compiled patches share problems: at returns a placed copy.
 type problem struct {
-	err error
-	msg string
+	err       error
+	msg       string
+	line, col int
 }
 
 func (p *problem) Error() string { return p.msg }
 func (p *problem) Unwrap() error { return p.err }
 
+// errorf makes a problem whose position the caller adds.
 func errorf(sentinel error, format string, args ...any) *problem {
 	return &problem{err: sentinel, msg: fmt.Sprintf(format, args...)}
+}
+
+// errorAt makes a problem at a column of a line the caller knows.
+func errorAt(col int, sentinel error, format string, args ...any) *problem {
+	return &problem{err: sentinel, msg: fmt.Sprintf(format, args...), col: col}
+}
+
+// at returns a copy of p placed at line and column.
+func (p *problem) at(line, col int) *problem {
+	q := *p
+	q.line, q.col = line, col
+	return &q
+}
+
+// prefixed returns a copy of p whose message starts with prefix, such
+// as the path of the field.
+func (p *problem) prefixed(prefix string) *problem {
+	q := *p
+	q.msg = prefix + ": " + p.msg
+	return &q
+}
+
+// orAt returns p placed at line and column unless it has a place of its
+// own.
+func (p *problem) orAt(line, col int) *problem {
+	if p.line > 0 {
+		return p
+	}
+	return p.at(line, col)
+}
+
+// parseError turns a placed problem into a ParseError of file.
+func (p *problem) parseError(file string) *ParseError {
+	return &ParseError{Pos: Position{File: file, Line: p.line, Column: p.col}, Err: p.err, Msg: p.msg}
+}
+
+// applyError turns a placed problem into an ApplyError of file on obj.
+func (p *problem) applyError(file string, obj *ObjectRef) *ApplyError {
+	return &ApplyError{Pos: Position{File: file, Line: p.line, Column: p.col}, Object: obj.String(), Err: p.err, Msg: p.msg}
 }
 
 // sortErrors orders parse errors by line and column.

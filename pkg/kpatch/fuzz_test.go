@@ -22,22 +22,14 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := Parse("fuzz.kpatch", src)
 		if err != nil {
-			var list ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %T is not a non-empty ErrorList", err)
-			}
-			for _, e := range list {
-				var pe *ParseError
-				if !errors.As(e, &pe) || pe.Pos.Line < 1 || pe.Pos.Column < 1 || pe.Err == nil {
-					t.Fatalf("error without position or cause: %#v", e)
-				}
-			}
+			assertPositioned(t, err)
 			return
 		}
 		assertRoundTrip(t, file)
 		p, err := Compile(file)
 		if err != nil {
-			t.Fatalf("a parsed file does not compile: %v", err)
+			assertPositioned(t, err)
+			return
 		}
 		p.Check()
 	})
@@ -85,4 +77,20 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf("the result is not JSON: %v", err)
 		}
 	})
+}
+
+// assertPositioned checks that err is a non-empty ErrorList of
+// *ParseError, each with a position and a sentinel cause.
+func assertPositioned(t *testing.T, err error) {
+	t.Helper()
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("error %T is not a non-empty ErrorList", err)
+	}
+	for _, e := range list {
+		var pe *ParseError
+		if !errors.As(e, &pe) || pe.Pos.Line < 1 || pe.Pos.Column < 1 || pe.Err == nil {
+			t.Fatalf("error without position or cause: %#v", e)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -84,4 +85,96 @@ func setImageRefPart(old, part, text string) (string, *problem) {
 		return "", errorf(ErrImage, "setting image.%s to %q gives %q: %v", part, text, out, err)
 	}
 	return out, nil
+}
+
+// Anchored forms of the reference grammar's parts.
+var (
+	tagPattern    = regexp.MustCompile(`^(?:` + reference.TagRegexp.String() + `)$`)
+	digestPattern = regexp.MustCompile(`^(?:` + reference.DigestRegexp.String() + `)$`)
+	domainPattern = regexp.MustCompile(`^(?:` + reference.DomainRegexp.String() + `)$`)
+)
+
+// checkImagePartText checks the text of one part on its own, so that a
+// constant that can never be part of a reference is a compile-time
+// problem. An empty text removes the part.
+func checkImagePartText(part, text string) *problem {
+	ok := true
+	switch part {
+	case "tag":
+		ok = tagPattern.MatchString(text)
+	case "digest":
+		ok = digestPattern.MatchString(text)
+	case "registry":
+		ok = domainPattern.MatchString(text)
+	case "repository":
+		r, err := reference.Parse(text)
+		_, tagged := r.(reference.Tagged)
+		_, digested := r.(reference.Digested)
+		ok = err == nil && !tagged && !digested
+	}
+	if !ok && text != "" {
+		return errorf(ErrImage, "%q is not a valid image %s", text, part)
+	}
+	return nil
+}
+
+// checkImagePart checks a plan's constant image part.
+func (pl *plan) checkImagePart(val any) *problem {
+	part, ok := pl.lastStep().(imagePartStep)
+	if !ok || val == nil {
+		return nil
+	}
+	text := pl.raw
+	if text == "" {
+		text, _ = scalarText(val)
+	}
+	return checkImagePartText(part.name, text)
+}
+
+// imageWrite is an image reference that a file set a part of: a map
+// entry, and the entry that set it.
+type imageWrite struct {
+	m         map[string]any
+	key       string
+	line, col int
+}
+
+// checkImages checks the image references the file left without a
+// repository since images[from] (setImageRefPart checked the others):
+// once the file is done, each must be a valid reference (`image.tag: v1`
+// alone on an item without an image is not).
+func (a *applier) checkImages(from int, file string, ref *ObjectRef, errs ErrorList) ErrorList {
+	for i, w := range a.images[from:] {
+		if seenImage(a.images[from:from+i], w) {
+			continue
+		}
+		s, ok := w.m[w.key].(string)
+		if !ok {
+			continue
+		}
+		if err := validImage(s); err != nil {
+			errs = append(errs, err.at(w.line, w.col).applyError(file, ref))
+		}
+	}
+	return errs
+}
+
+func seenImage(earlier []imageWrite, w imageWrite) bool {
+	for _, e := range earlier {
+		if mapPointer(e.m) == mapPointer(w.m) && e.key == w.key {
+			return true
+		}
+	}
+	return false
+}
+
+// validImage checks a whole image reference.
+func validImage(s string) *problem {
+	if splitImage(s).path == "" {
+		return errorf(ErrImage, "image %q has no repository: set the image, or image.repository too", s)
+	}
+	if _, err := reference.Parse(s); err != nil {
+		return errorf(ErrImage, "image %q is not a valid reference: %v", s, err)
+	}
+	return nil
 }

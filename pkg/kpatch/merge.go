@@ -13,42 +13,137 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// mergeOp is a strategic or JSON merge patch compiled for every API
+// version of its kind that has a schema: the patch converted to the
+// version's field types, as field entries are.
+type mergeOp struct {
+	entry     *MergeEntry
+	schemas   []*mergePlan
+	generic   *mergePlan
+	templated bool // the patch holds variables: converted at apply time
+}
+
+// mergePlan is a merge patch for one API version of its kind.
+type mergePlan struct {
+	apiVersion, kind string
+	root             *typeNode // nil: no schema, the patch as written
+	patch            map[string]any
+	err              *problem // placed
+}
+
+// compileMerge compiles a merge entry into a section of its own.
+func compileMerge(m *MergeEntry) *section {
+	kinds, current := targetSchemas(&m.Target)
+	op := &mergeOp{entry: m, templated: treeHasVariables(m.Patch), generic: &mergePlan{patch: m.Patch}}
+	for _, ks := range kinds {
+		mp := &mergePlan{apiVersion: ks.apiVersion, kind: ks.gvk.Kind, root: ks.root}
+		if !op.templated {
+			mp.patch, mp.err = op.convert(m.Patch, ks.root)
+		}
+		op.schemas = append(op.schemas, mp)
+	}
+	if !finite(m.Patch) { // an entry built without the parser
+		err := op.place(errorf(ErrValue, "the patch holds an infinity or NaN, which JSON cannot carry"))
+		for _, mp := range append(op.schemas, op.generic) {
+			mp.err = err
+		}
+	}
+	pos := m.targetPos
+	if pos.Line == 0 { // an entry built without the parser
+		pos = Position{Line: m.Line, Column: m.Col}
+	}
+	return &section{target: m.Target, targetPos: pos, merge: op, checked: current}
+}
+
+// convert converts a patch to the schema below root.
+func (op *mergeOp) convert(patch map[string]any, root *typeNode) (map[string]any, *problem) {
+	out, err := coerceTree(patch, root, op.entry.src, op.entry.Strategic)
+	if err != nil {
+		return nil, op.place(err)
+	}
+	return out.(map[string]any), nil
+}
+
+// place puts a problem without a position of its own at the entry.
+func (op *mergeOp) place(err *problem) *problem {
+	if err.line == 0 {
+		return err.at(op.entry.Line, op.entry.Col)
+	}
+	return err
+}
+
+// planFor returns the plan for an object's API version and kind.
+func (op *mergeOp) planFor(apiVersion, kind string) *mergePlan {
+	for _, mp := range op.schemas {
+		if mp.apiVersion == apiVersion && mp.kind == kind {
+			return mp
+		}
+	}
+	return op.generic
+}
+
+// patchFor returns the patch of mp with its variables resolved and
+// converted.
+func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables) (map[string]any, *problem) {
+	if mp.err != nil {
+		return nil, mp.err
+	}
+	if !op.templated {
+		return mp.patch, nil
+	}
+	tree, err := expandTree(op.entry.Patch, vars)
+	if err != nil {
+		return nil, op.place(err)
+	}
+	if mp.root == nil {
+		return tree.(map[string]any), nil
+	}
+	return op.convert(tree.(map[string]any), mp.root)
+}
+
 // mergePatch applies a strategic merge patch (kinds with Go types) or a
 // JSON merge patch (RFC 7386: the fallback, and type: merge) to the whole
 // object. The result replaces the root through the undo log, so the file
 // stays atomic.
-func (a *applier) mergePatch(m *MergeEntry, ref *ObjectRef, vars *Variables) *problem {
-	patch, err := expandTree(m.Patch, vars)
+func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *problem {
+	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars)
 	if err != nil {
 		return err
 	}
 	original := deepCopyValue(a.root).(map[string]any)
 	var out map[string]any
-	if dataStruct := goTypeOf(ref); m.Strategic && dataStruct != nil {
+	if dataStruct := goTypeOf(ref); op.entry.Strategic && dataStruct != nil {
 		res, serr := strategicpatch.StrategicMergeMapPatch(original, deepCopyValue(patch).(map[string]any), dataStruct)
 		if serr != nil {
-			return errorf(ErrValue, "strategic merge patch: %v", serr)
+			return op.place(errorf(ErrValue, "strategic merge patch: %v", serr))
 		}
 		out = res
-	} else {
-		doc, err1 := json.Marshal(original)
-		p, err2 := json.Marshal(patch)
-		if err1 != nil || err2 != nil {
-			return errorf(ErrValue, "JSON merge patch: the object or the patch is not JSON")
-		}
-		merged, merr := jsonpatch.MergePatch(doc, p)
-		if merr != nil {
-			return errorf(ErrValue, "JSON merge patch: %v", merr)
-		}
-		if uerr := utiljson.Unmarshal(merged, &out); uerr != nil || out == nil {
-			return errorf(ErrValue, "JSON merge patch: the result is not an object")
-		}
+	} else if out, err = jsonMergePatch(original, patch); err != nil {
+		return op.place(err)
 	}
 	if !equalValue(out, a.root) {
 		a.set(slot{}, out)
 		a.owned = append(a.owned, mapPointer(out))
 	}
 	return nil
+}
+
+// jsonMergePatch applies an RFC 7386 JSON merge patch.
+func jsonMergePatch(original, patch map[string]any) (map[string]any, *problem) {
+	doc, err1 := json.Marshal(original)
+	p, err2 := json.Marshal(patch)
+	if err1 != nil || err2 != nil {
+		return nil, errorf(ErrValue, "JSON merge patch: the object or the patch is not JSON")
+	}
+	merged, merr := jsonpatch.MergePatch(doc, p)
+	if merr != nil {
+		return nil, errorf(ErrValue, "JSON merge patch: %v", merr)
+	}
+	var out map[string]any
+	if uerr := utiljson.Unmarshal(merged, &out); uerr != nil || out == nil {
+		return nil, errorf(ErrValue, "JSON merge patch: the result is not an object")
+	}
+	return out, nil
 }
 
 // goTypeOf returns a new value of the Go type of the object's kind and
@@ -144,47 +239,4 @@ func deepCopyValue(v any) any {
 		return out
 	}
 	return v
-}
-
-// coerceTree converts a structured value to the schema below n: the fields
-// of a struct must exist, scalars are converted as coerce does.
-func coerceTree(v any, n *typeNode) (any, *problem) {
-	if n == nil || n.kind == tAny || v == nil {
-		return v, nil
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		if n.kind != tStruct && n.kind != tMap {
-			return nil, errorf(ErrValue, "the field is %s, not a map", n.describe())
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			elem := n.elem
-			if n.kind == tStruct {
-				if elem = n.fields[k]; elem == nil {
-					return nil, errorf(ErrUnknownField, "%s has no field %q", n.name, k)
-				}
-			}
-			r, err := coerceTree(e, elem)
-			if err != nil {
-				return nil, errorf(err.err, "%s: %s", k, err.msg)
-			}
-			out[k] = r
-		}
-		return out, nil
-	case []any:
-		if n.kind != tList {
-			return nil, errorf(ErrValue, "the field is %s, not a list", n.describe())
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			r, err := coerceTree(e, n.elem)
-			if err != nil {
-				return nil, errorf(err.err, "[%d]: %s", i, err.msg)
-			}
-			out[i] = r
-		}
-		return out, nil
-	}
-	return coerce(v, n, "")
 }

@@ -2,7 +2,6 @@ package kpatch
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,6 +22,8 @@ type Section struct {
 	Line    int
 	Col     int
 	Entries []*Entry
+
+	targetPos Position // where the target's kind is written (file unset)
 }
 
 // Entry is one `key: value` line.
@@ -34,17 +35,6 @@ type Entry struct {
 	ValueCol int // column of the value
 }
 
-// lineError is a problem on a line whose number the caller knows.
-type lineError struct {
-	col int
-	err error
-	msg string
-}
-
-func lineErrorf(col int, sentinel error, format string, args ...any) *lineError {
-	return &lineError{col: col, err: sentinel, msg: fmt.Sprintf(format, args...)}
-}
-
 // maxLineBytes bounds one line, so that a huge line is a clear error
 // rather than a slow one.
 const maxLineBytes = 1 << 20
@@ -52,14 +42,8 @@ const maxLineBytes = 1 << 20
 // Parse reads a patch file. name is used in positions. On error it returns
 // an ErrorList of *ParseError holding every problem of the file.
 func Parse(name string, src []byte) (*File, error) {
-	f := &File{Name: name}
-	var errs ErrorList
-	report := func(line int, e *lineError) {
-		errs = append(errs, &ParseError{Pos: Position{File: name, Line: line, Column: e.col}, Err: e.err, Msg: e.msg})
-	}
+	p := &lineParser{file: &File{Name: name}}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
-	var cur *Section
-	seenHeader := false
 	for lineNo := 1; len(src) > 0; lineNo++ {
 		var line []byte
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -67,59 +51,85 @@ func Parse(name string, src []byte) (*File, error) {
 		} else {
 			line, src = src, nil
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) > maxLineBytes {
-			report(lineNo, lineErrorf(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
-			continue
-		}
-		if !utf8.Valid(line) {
-			report(lineNo, lineErrorf(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
-			continue
-		}
-		text := string(line)
-		indent := len(text) - len(strings.TrimLeft(text, " \t"))
-		body := text[indent:]
-		col := indent + 1
-		switch {
-		case body == "" || body[0] == '#':
-			continue
-		case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
-			seenHeader = true
-			s, err := parseHeader(body, col)
-			if err != nil {
-				report(lineNo, err)
-				cur = nil // entries below a broken header are not reported again
-				continue
-			}
-			s.Line, s.Col = lineNo, col
-			f.Sections = append(f.Sections, s)
-			cur = s
-		default:
-			e, err := parseEntry(body, col)
-			if err != nil {
-				report(lineNo, err)
-				continue
-			}
-			if cur == nil {
-				if !seenHeader {
-					report(lineNo, lineErrorf(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
-				}
-				continue
-			}
-			e.Line = lineNo
-			cur.Entries = append(cur.Entries, e)
-		}
+		p.line(lineNo, bytes.TrimSuffix(line, []byte("\r")))
 	}
-	for _, s := range f.Sections {
+	for _, s := range p.file.Sections {
 		if line, err := s.check(); err != nil {
-			report(line, err)
+			p.report(line, err)
 		}
 	}
-	if len(errs) > 0 {
-		sortErrors(errs)
-		return nil, errs
+	if len(p.errs) > 0 {
+		sortErrors(p.errs)
+		return nil, p.errs
 	}
-	return f, nil
+	return p.file, nil
+}
+
+// lineParser collects the sections and the problems of a .kpatch file.
+type lineParser struct {
+	file       *File
+	errs       ErrorList
+	cur        *Section // the section entries go to; nil after a broken header
+	seenHeader bool
+}
+
+func (p *lineParser) report(line int, e *problem) {
+	p.errs = append(p.errs, e.at(line, e.col).parseError(p.file.Name))
+}
+
+// line reads one line: a comment, a header or an entry.
+func (p *lineParser) line(lineNo int, line []byte) {
+	if len(line) > maxLineBytes {
+		p.report(lineNo, errorAt(1, ErrSyntax, "line is longer than %d bytes", maxLineBytes))
+		return
+	}
+	if !utf8.Valid(line) {
+		p.report(lineNo, errorAt(invalidUTF8Col(line), ErrEncoding, "invalid UTF-8"))
+		return
+	}
+	text := string(line)
+	indent := len(text) - len(strings.TrimLeft(text, " \t"))
+	body := text[indent:]
+	col := indent + 1
+	switch {
+	case body == "" || body[0] == '#':
+	case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
+		p.header(lineNo, body, col)
+	default:
+		p.entry(lineNo, body, col)
+	}
+}
+
+// header starts a section.
+func (p *lineParser) header(lineNo int, body string, col int) {
+	p.seenHeader = true
+	s, err := parseHeader(body, col)
+	if err != nil {
+		p.report(lineNo, err)
+		p.cur = nil // entries below a broken header are not reported again
+		return
+	}
+	s.Line, s.Col = lineNo, col
+	s.targetPos = Position{Line: lineNo, Column: col + 1 + kindOffset(&s.Target)}
+	p.file.Sections = append(p.file.Sections, s)
+	p.cur = s
+}
+
+// entry adds an entry to the current section.
+func (p *lineParser) entry(lineNo int, body string, col int) {
+	e, err := parseEntry(body, col)
+	if err != nil {
+		p.report(lineNo, err)
+		return
+	}
+	if p.cur == nil {
+		if !p.seenHeader {
+			p.report(lineNo, errorAt(col, ErrSyntax, "entry before the first header; expected a [kind.name] header first"))
+		}
+		return
+	}
+	e.Line = lineNo
+	p.cur.Entries = append(p.cur.Entries, e)
 }
 
 // ParseString is Parse on a string.
@@ -139,25 +149,25 @@ func invalidUTF8Col(line []byte) int {
 // check reports what a section cannot mean whatever object it meets:
 // an insertion or delete that is not last, a delete with entries, a
 // delete under an insertion header. It returns the line of the problem.
-func (s *Section) check() (int, *lineError) {
+func (s *Section) check() (int, *problem) {
 	for i := range s.Path {
 		seg := &s.Path[i]
 		last := i == len(s.Path)-1
 		switch {
 		case seg.isInsertion() && !last:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the header")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "an insertion selector must end the header")
 		case seg.Kind == Delete && !last, seg.Kind == DeleteItems && !last:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete must end the header")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "a delete must end the header")
 		case (seg.Kind == Delete || seg.Kind == DeleteItems) && len(s.Entries) > 0:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
+			return s.Line, errorAt(seg.Col, ErrSyntax, "a delete header takes no entries (entry at line %d)", s.Entries[0].Line)
 		case seg.isInsertion() && len(s.Entries) == 0:
-			return s.Line, lineErrorf(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
+			return s.Line, errorAt(seg.Col, ErrSyntax, "an insertion header needs entries that build the new item")
 		}
 	}
 	if len(s.Path) > 0 && s.Path[len(s.Path)-1].isInsertion() {
 		for _, e := range s.Entries {
 			if isDeleteKey(e.Key) {
-				return e.Line, lineErrorf(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
+				return e.Line, errorAt(e.Col, ErrSyntax, "an entry under an insertion header builds the new item; it cannot delete")
 			}
 		}
 	}
@@ -181,15 +191,15 @@ func isHeaderLine(body string) bool {
 }
 
 // parseHeader reads `[target.path]  # comment`.
-func parseHeader(body string, col int) (*Section, *lineError) {
+func parseHeader(body string, col int) (*Section, *problem) {
 	n := scanHeader(body)
 	if n < 0 {
-		return nil, lineErrorf(col, ErrSyntax, "header is not closed; expected ']' at the end of the line")
+		return nil, errorAt(col, ErrSyntax, "header is not closed; expected ']' at the end of the line")
 	}
 	if rest := body[n:]; strings.TrimSpace(rest) != "" {
 		trimmed := strings.TrimLeft(rest, " \t")
 		if len(trimmed) == len(rest) || trimmed[0] != '#' {
-			return nil, lineErrorf(col+n, ErrSyntax, "unexpected text after the header; a header stands alone on its line")
+			return nil, errorAt(col+n, ErrSyntax, "unexpected text after the header; a header stands alone on its line")
 		}
 	}
 	inner := body[1 : n-1]
@@ -212,7 +222,7 @@ func parseHeader(body string, col int) (*Section, *lineError) {
 		}
 		s.Path = p
 	default:
-		return nil, lineErrorf(col+1+used, ErrSyntax, "unexpected %q after the target", rest[0])
+		return nil, errorAt(col+1+used, ErrSyntax, "unexpected %q after the target", rest[0])
 	}
 	return s, nil
 }
@@ -242,14 +252,14 @@ func scanHeader(body string) int {
 }
 
 // parseEntry reads `key: value  # comment` or `key:`.
-func parseEntry(body string, col int) (*Entry, *lineError) {
+func parseEntry(body string, col int) (*Entry, *problem) {
 	keyEnd, valStart := splitEntry(body)
 	if keyEnd < 0 {
-		return nil, lineErrorf(col, ErrSyntax, "expected `key: value` or a [header]")
+		return nil, errorAt(col, ErrSyntax, "expected `key: value` or a [header]")
 	}
 	keyText := strings.TrimRight(body[:keyEnd], " \t")
 	if keyText == "" {
-		return nil, lineErrorf(col, ErrSyntax, "entry has no key; expected `key: value`")
+		return nil, errorAt(col, ErrSyntax, "entry has no key; expected `key: value`")
 	}
 	key, err := parsePath(keyText, col)
 	if err != nil {
@@ -268,28 +278,28 @@ func parseEntry(body string, col int) (*Entry, *lineError) {
 		return nil, err
 	}
 	if isDeleteKey(key) && !(v.Parts == nil && (v.Scalar == nil || v.Scalar == true)) {
-		return nil, lineErrorf(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)
+		return nil, errorAt(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)
 	}
 	return e, nil
 }
 
 // checkKey places the operations of a key: insertions and DeleteItems
 // end it; [delete] starts or ends it.
-func checkKey(key Path) *lineError {
+func checkKey(key Path) *problem {
 	for i := range key {
 		seg := &key[i]
 		last := i == len(key)-1
 		switch {
 		case seg.isInsertion() && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion selector must end the key; build an item with several fields under an insertion header")
+			return errorAt(seg.Col, ErrSyntax, "an insertion selector must end the key; build an item with several fields under an insertion header")
 		case seg.Kind == DeleteItems && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete=...] must end the key")
+			return errorAt(seg.Col, ErrSyntax, "[delete=...] must end the key")
 		case seg.Kind == Delete && i != 0 && !last:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
+			return errorAt(seg.Col, ErrSyntax, "[delete] stands at the start or at the end of a key")
 		case seg.Kind == Delete && i == 0 && len(key) > 1 && key[len(key)-1].Kind == Delete:
-			return lineErrorf(seg.Col, ErrSyntax, "[delete] appears twice in the key")
+			return errorAt(seg.Col, ErrSyntax, "[delete] appears twice in the key")
 		case seg.Kind == Delete && i == 0 && key[len(key)-1].isInsertion():
-			return lineErrorf(seg.Col, ErrSyntax, "an insertion cannot be deleted")
+			return errorAt(seg.Col, ErrSyntax, "an insertion cannot be deleted")
 		}
 	}
 	return nil

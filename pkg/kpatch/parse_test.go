@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown scope", "[deployment.web]\nx: ${env.HOME}\n", "f:2:4", ErrSyntax, "unknown variable"},
 		{"variable not closed", "[deployment.web]\nx: a-${values.x\n", "f:2:6", ErrSyntax, "not closed"},
 		{"bad variable name", "[deployment.web]\nx: ${values.a b}\n", "f:2:4", ErrSyntax, "invalid variable name"},
-		{"integer overflow", "[deployment.web]\nx: 99999999999999999999\n", "f:2:4", ErrValue, "out of range"},
+		{"hex overflow", "[deployment.web]\nx: 0x1FFFFFFFFFFFFFFFFF\n", "f:2:4", ErrValue, "out of range"},
 		{"infinity", "[deployment.web]\nx: .inf\n", "f:2:4", ErrValue, "infinity"},
 		{"invalid UTF-8", "[deployment.web]\nx: a\xffb\n", "f:2:5", ErrEncoding, "UTF-8"},
 		{"delete of an insertion", "[deployment.web]\n[delete]containers[name=app].args[-]:\n", "f:2:1", ErrSyntax, "an insertion cannot be deleted"},
@@ -120,6 +121,7 @@ func TestParseValues(t *testing.T) {
 		{"500m", "500m"}, {"nginx:1.25", "nginx:1.25"}, {"a # comment", "a"}, {"a#b", "a#b"},
 		{`"a # b"`, "a # b"}, {"--verbose", "--verbose"}, {"-", "-"}, {"*", "*"},
 		{"$${HOME}", "${HOME}"}, {`"$${x}"`, "${x}"}, {"1.2.3", "1.2.3"}, {"0x", "0x"},
+		{"12345678901234567890", json.Number("12345678901234567890")}, {"+99999999999999999999", json.Number("99999999999999999999")},
 	}
 	for _, tt := range tests {
 		f, err := ParseString("f", "[configmap.x]\nk: "+tt.text+"\n")

@@ -42,8 +42,6 @@ type Segment struct {
 	Bracketed bool
 	// Col is the segment's column on its line.
 	Col int
-
-	header bool // the segment came from the header, not the key
 }
 
 // Path is a sequence of segments, from a header and a key.
@@ -56,9 +54,9 @@ func (s *Segment) isInsertion() bool {
 
 // parsePath reads a path such as `containers[name=main].ports.0`. col is the
 // column of text's first byte. The first problem stops the scan.
-func parsePath(text string, col int) (Path, *lineError) {
+func parsePath(text string, col int) (Path, *problem) {
 	if i := strings.Index(text, "${"); i >= 0 {
-		return nil, lineErrorf(col+i, ErrSyntax, "variables are allowed in values only, not in paths")
+		return nil, errorAt(col+i, ErrSyntax, "variables are allowed in values only, not in paths")
 	}
 	var p Path
 	i := 0
@@ -68,18 +66,18 @@ func parsePath(text string, col int) (Path, *lineError) {
 			case text[i] == '.':
 				i++
 				if i == len(text) {
-					return nil, lineErrorf(col+i, ErrSyntax, "path ends with '.'; expected a segment after it")
+					return nil, errorAt(col+i, ErrSyntax, "path ends with '.'; expected a segment after it")
 				}
 			case text[i] == '[':
 			case len(p) == 1 && p[0].Kind == Delete:
 				// [delete]labels.x: the rest of the key follows directly
 			default:
-				return nil, lineErrorf(col+i, ErrSyntax, "unexpected %q after ']'; expected '.' or '['", text[i])
+				return nil, errorAt(col+i, ErrSyntax, "unexpected %q after ']'; expected '.' or '['", text[i])
 			}
 		}
 		var seg Segment
 		var n int
-		var err *lineError
+		var err *problem
 		if text[i] == '[' {
 			seg, n, err = parseBracket(text[i:], col+i)
 		} else {
@@ -92,7 +90,7 @@ func parsePath(text string, col int) (Path, *lineError) {
 		i += n
 	}
 	if len(p) == 0 {
-		return nil, lineErrorf(col, ErrSyntax, "empty path")
+		return nil, errorAt(col, ErrSyntax, "empty path")
 	}
 	return p, nil
 }
@@ -111,26 +109,26 @@ func scanBare(text string) int {
 	return len(text)
 }
 
-func parseBare(text string, col int) (Segment, int, *lineError) {
+func parseBare(text string, col int) (Segment, int, *problem) {
 	n := scanBare(text)
 	raw := text[:n]
 	if n < len(text) && text[n] == '[' && raw == "" {
-		return Segment{}, 0, lineErrorf(col, ErrSyntax, "unexpected '['")
+		return Segment{}, 0, errorAt(col, ErrSyntax, "unexpected '['")
 	}
 	if raw == "" {
-		return Segment{}, 0, lineErrorf(col, ErrSyntax, "empty segment; expected a field, index or selector")
+		return Segment{}, 0, errorAt(col, ErrSyntax, "empty segment; expected a field, index or selector")
 	}
 	if raw[len(raw)-1] == '\\' && (len(raw) < 2 || raw[len(raw)-2] != '\\') {
-		return Segment{}, 0, lineErrorf(col+n-1, ErrSyntax, "'\\' at the end of a segment escapes nothing")
+		return Segment{}, 0, errorAt(col+n-1, ErrSyntax, "'\\' at the end of a segment escapes nothing")
 	}
 	if strings.ContainsAny(raw[:1], "-+") && !strings.HasPrefix(raw, "\\") && looksLikeInsertion(raw) {
-		return Segment{}, 0, lineErrorf(col, ErrSyntax, "insertion selector %q must be bracketed: [%s]", raw, raw)
+		return Segment{}, 0, errorAt(col, ErrSyntax, "insertion selector %q must be bracketed: [%s]", raw, raw)
 	}
 	if raw == "]" || raw[0] == ']' {
-		return Segment{}, 0, lineErrorf(col, ErrSyntax, "unexpected ']'")
+		return Segment{}, 0, errorAt(col, ErrSyntax, "unexpected ']'")
 	}
 	if j := indexUnescaped(raw, ']'); j >= 0 {
-		return Segment{}, 0, lineErrorf(col+j, ErrSyntax, "unexpected ']' without '['")
+		return Segment{}, 0, errorAt(col+j, ErrSyntax, "unexpected ']' without '['")
 	}
 	if raw == "*" {
 		return Segment{Kind: All, Col: col}, n, nil
@@ -138,17 +136,17 @@ func parseBare(text string, col int) (Segment, int, *lineError) {
 	if isDigits(raw) {
 		idx, err := strconv.Atoi(raw)
 		if err != nil {
-			return Segment{}, 0, lineErrorf(col, ErrSyntax, "index %s is too large", raw)
+			return Segment{}, 0, errorAt(col, ErrSyntax, "index %s is too large", raw)
 		}
 		return Segment{Kind: Index, Index: idx, Name: raw, Col: col}, n, nil
 	}
 	if eq := indexUnescaped(raw, '='); eq >= 0 {
 		key, val := unescape(raw[:eq]), raw[eq+1:]
 		if key == "" {
-			return Segment{}, 0, lineErrorf(col, ErrSyntax, "selector %q has no key; expected key=value", raw)
+			return Segment{}, 0, errorAt(col, ErrSyntax, "selector %q has no key; expected key=value", raw)
 		}
 		if j := indexUnescaped(val, '='); j >= 0 {
-			return Segment{}, 0, lineErrorf(col+eq+1+j, ErrSyntax, "selector value %q holds '='; bracket the selector: [%s]", val, raw)
+			return Segment{}, 0, errorAt(col+eq+1+j, ErrSyntax, "selector value %q holds '='; bracket the selector: [%s]", val, raw)
 		}
 		v, err := selectorValue(val, col+eq+1)
 		if err != nil {
@@ -183,10 +181,10 @@ func scanBracket(text string) int {
 	return -1
 }
 
-func parseBracket(text string, col int) (Segment, int, *lineError) {
+func parseBracket(text string, col int) (Segment, int, *problem) {
 	n := scanBracket(text)
 	if n < 0 {
-		return Segment{}, 0, lineErrorf(col, ErrSyntax, "'[' is not closed; expected ']'")
+		return Segment{}, 0, errorAt(col, ErrSyntax, "'[' is not closed; expected ']'")
 	}
 	raw := text[1 : n-1]
 	seg, err := parseBracketBody(raw, col+1)
@@ -198,10 +196,10 @@ func parseBracket(text string, col int) (Segment, int, *lineError) {
 	return seg, n, nil
 }
 
-func parseBracketBody(raw string, col int) (Segment, *lineError) {
+func parseBracketBody(raw string, col int) (Segment, *problem) {
 	switch raw {
 	case "":
-		return Segment{}, lineErrorf(col, ErrSyntax, "empty brackets; expected an index, key=value, a key or an operation")
+		return Segment{}, errorAt(col, ErrSyntax, "empty brackets; expected an index, key=value, a key or an operation")
 	case "-":
 		return Segment{Kind: Append}, nil
 	case "*":
@@ -216,7 +214,7 @@ func parseBracketBody(raw string, col int) (Segment, *lineError) {
 	if isDigits(raw) {
 		idx, err := strconv.Atoi(raw)
 		if err != nil {
-			return Segment{}, lineErrorf(col, ErrSyntax, "index %s is too large", raw)
+			return Segment{}, errorAt(col, ErrSyntax, "index %s is too large", raw)
 		}
 		return Segment{Kind: Index, Index: idx, Name: raw}, nil
 	}
@@ -241,37 +239,37 @@ func parseBracketBody(raw string, col int) (Segment, *lineError) {
 		return seg, err
 	}
 	if j := indexUnescaped(raw, '['); j >= 0 {
-		return Segment{}, lineErrorf(col+j, ErrSyntax, "unexpected '[' inside brackets")
+		return Segment{}, errorAt(col+j, ErrSyntax, "unexpected '[' inside brackets")
 	}
 	return Segment{Kind: Field, Name: unescape(raw)}, nil
 }
 
 // parseItemSelector reads the N or k=v of an insertion or a DeleteItems.
-func parseItemSelector(raw string, col int, what string) (Segment, *lineError) {
+func parseItemSelector(raw string, col int, what string) (Segment, *problem) {
 	if isDigits(raw) {
 		idx, err := strconv.Atoi(raw)
 		if err != nil {
-			return Segment{}, lineErrorf(col, ErrSyntax, "index %s is too large", raw)
+			return Segment{}, errorAt(col, ErrSyntax, "index %s is too large", raw)
 		}
 		return Segment{Index: idx}, nil
 	}
 	if indexUnescaped(raw, '=') < 0 {
-		return Segment{}, lineErrorf(col, ErrSyntax, "%s takes an index or key=value, not %q", what, raw)
+		return Segment{}, errorAt(col, ErrSyntax, "%s takes an index or key=value, not %q", what, raw)
 	}
 	return parseSelector(raw, col)
 }
 
 // parseSelector reads k=v where k may be a dotted path and v may be quoted.
-func parseSelector(raw string, col int) (Segment, *lineError) {
+func parseSelector(raw string, col int) (Segment, *problem) {
 	eq := indexUnescaped(raw, '=')
 	keyText, val := raw[:eq], raw[eq+1:]
 	if keyText == "" {
-		return Segment{}, lineErrorf(col, ErrSyntax, "selector %q has no key; expected key=value", raw)
+		return Segment{}, errorAt(col, ErrSyntax, "selector %q has no key; expected key=value", raw)
 	}
 	var key []string
 	for _, part := range splitUnescaped(keyText, '.') {
 		if part == "" {
-			return Segment{}, lineErrorf(col, ErrSyntax, "selector key %q has an empty segment", keyText)
+			return Segment{}, errorAt(col, ErrSyntax, "selector key %q has an empty segment", keyText)
 		}
 		key = append(key, unescape(part))
 	}
@@ -284,16 +282,16 @@ func parseSelector(raw string, col int) (Segment, *lineError) {
 
 // selectorValue unescapes a selector's value, or unquotes it when it is
 // double-quoted.
-func selectorValue(val string, col int) (string, *lineError) {
+func selectorValue(val string, col int) (string, *problem) {
 	if strings.HasPrefix(val, `"`) {
 		s, err := strconv.Unquote(val)
 		if err != nil {
-			return "", lineErrorf(col, ErrSyntax, "selector value %s is not a valid quoted string", val)
+			return "", errorAt(col, ErrSyntax, "selector value %s is not a valid quoted string", val)
 		}
 		return s, nil
 	}
 	if j := indexUnescaped(val, '['); j >= 0 {
-		return "", lineErrorf(col+j, ErrSyntax, "selector value %q holds '['; quote the value: \"...\"", val)
+		return "", errorAt(col+j, ErrSyntax, "selector value %q holds '['; quote the value: \"...\"", val)
 	}
 	return unescape(val), nil
 }
@@ -362,52 +360,25 @@ func (p Path) String() string {
 }
 
 func (s *Segment) write(b *strings.Builder, first bool) {
-	bare := func(text string) {
-		if !first {
-			b.WriteByte('.')
-		}
-		b.WriteString(text)
+	sel := ""
+	if s.ByMatch || s.Kind == Select {
+		sel = selectorText(s.Key, s.Value)
 	}
 	switch s.Kind {
 	case Field:
-		if (s.Bracketed || strings.Contains(s.Name, ".")) && !strings.ContainsAny(s.Name, `=[]"\`) && !isBracketWord(s.Name) {
-			b.WriteString("[" + s.Name + "]")
-			return
-		}
-		bare(escapeBare(s.Name))
+		writeField(b, s.Name, s.Bracketed, first)
 	case Index:
-		bare(s.Name) // the digits as written: on a map they are the key
-	case imagePart, maybeImagePart:
-		bare(escapeBare(s.Name))
+		writeBare(b, s.Name, first) // the digits as written: on a map they are the key
 	case Select:
-		b.WriteString("[" + selectorText(s.Key, s.Value) + "]")
+		b.WriteString("[" + sel + "]")
 	case All:
 		b.WriteString("[*]")
-	case Append:
-		b.WriteString("[-]")
-	case InsertBefore, InsertAfter:
-		sign := "-"
-		if s.Kind == InsertAfter {
-			sign = "+"
-		}
-		switch {
-		case s.Last && s.Kind == InsertAfter:
-			b.WriteString("[+last]")
-		case s.Last:
-			b.WriteString("[-len]")
-		case s.ByMatch:
-			b.WriteString("[" + sign + selectorText(s.Key, s.Value) + "]")
-		default:
-			b.WriteString("[" + sign + strconv.Itoa(s.Index) + "]")
-		}
+	case Append, InsertBefore, InsertAfter:
+		b.WriteString(insertionText(s.Kind, s.Last, s.Index, sel))
 	case Delete:
 		b.WriteString("[delete]")
 	case DeleteItems:
-		if s.ByMatch {
-			b.WriteString("[delete=" + selectorText(s.Key, s.Value) + "]")
-		} else {
-			b.WriteString("[delete=" + strconv.Itoa(s.Index) + "]")
-		}
+		b.WriteString(deleteItemsText(s.Index, sel))
 	}
 }
 

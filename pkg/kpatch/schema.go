@@ -1,18 +1,17 @@
 package kpatch
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -27,6 +26,7 @@ const (
 	tFloat
 	tBool
 	tIntOrString
+	tQuantity // resource.Quantity: a string or a number, parsed as a quantity
 	tStruct
 	tMap
 	tList
@@ -59,6 +59,8 @@ func (n *typeNode) describe() string {
 		return "a boolean"
 	case tIntOrString:
 		return "an integer or a string"
+	case tQuantity:
+		return "a quantity"
 	case tStruct:
 		return "an object (" + n.name + ")"
 	case tMap:
@@ -78,6 +80,11 @@ type kindSchema struct {
 	// top level and metadata, shallowest first: spec, embedded specs, the
 	// pod spec.
 	specPaths [][]string
+	specSteps [][]step // specPaths as the steps of a shorthand's prefix
+	// superseded marks a version that names a replacement in the scheme
+	// (apps/v1beta1 Deployment: apps/v1). Compile checks entries against
+	// the versions that are not.
+	superseded bool
 }
 
 var schemas struct {
@@ -105,11 +112,68 @@ func loadSchemas() {
 		if root.kind != tStruct || root.fields["metadata"] == nil {
 			continue
 		}
-		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root}
+		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
 		ks.specPaths = specPaths(root, podSpec)
+		for _, sp := range ks.specPaths {
+			ks.specSteps = append(ks.specSteps, prefixSteps(sp))
+		}
 		key := strings.ToLower(gvk.Kind)
 		schemas.byKind[key] = append(schemas.byKind[key], ks)
 	}
+	for _, list := range schemas.byKind {
+		markPrereleaseBesideGA(list)
+		slices.SortFunc(list, compareSchemas)
+	}
+}
+
+// superseded reports whether the Go type of a kind names a replacement
+// that the scheme knows, as deprecated beta versions do.
+func superseded(t reflect.Type) bool {
+	r, ok := reflect.New(t).Interface().(interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	})
+	return ok && !r.APILifecycleReplacement().Empty() && scheme.Scheme.Recognizes(r.APILifecycleReplacement())
+}
+
+// prerelease reports whether an API version is alpha or beta, by the
+// Kubernetes naming of versions (v1beta1, v2alpha1).
+func prerelease(gvk schema.GroupVersionKind) bool {
+	return strings.Contains(gvk.Version, "alpha") || strings.Contains(gvk.Version, "beta")
+}
+
+// markPrereleaseBesideGA marks as superseded the alpha and beta versions
+// of a kind whose group has a GA version of it (events.k8s.io/v1beta1
+// Event beside events.k8s.io/v1).
+func markPrereleaseBesideGA(list []*kindSchema) {
+	ga := map[string]bool{}
+	for _, ks := range list {
+		if !prerelease(ks.gvk) {
+			ga[ks.gvk.Group] = true
+		}
+	}
+	for _, ks := range list {
+		if ga[ks.gvk.Group] && prerelease(ks.gvk) {
+			ks.superseded = true
+		}
+	}
+}
+
+// compareSchemas orders the versions of a kind: current before
+// superseded, the core group first, then by group, newest version first.
+func compareSchemas(a, b *kindSchema) int {
+	switch {
+	case a.superseded != b.superseded:
+		if a.superseded {
+			return 1
+		}
+		return -1
+	case a.gvk.Group != b.gvk.Group:
+		if a.gvk.Group == "" || b.gvk.Group == "" {
+			return len(a.gvk.Group) - len(b.gvk.Group)
+		}
+		return strings.Compare(a.gvk.Group, b.gvk.Group)
+	}
+	return -version.CompareKubeAwareVersionStrings(a.gvk.Version, b.gvk.Version)
 }
 
 // specPaths finds the spec chain of a kind: every struct field named
@@ -156,6 +220,7 @@ type openAPITyped interface {
 
 var (
 	openAPITypedType = reflect.TypeFor[openAPITyped]()
+	quantityType     = reflect.TypeFor[resource.Quantity]()
 	unmarshalerType  = reflect.TypeFor[json.Unmarshaler]()
 )
 
@@ -169,29 +234,42 @@ func nodeOf(t reflect.Type) *typeNode {
 	}
 	n := &typeNode{name: t.Name()}
 	schemas.nodes[t] = n
-	if t.Implements(openAPITypedType) || reflect.PointerTo(t).Implements(openAPITypedType) {
-		v := reflect.New(t).Interface().(openAPITyped)
+	switch {
+	case t == quantityType:
+		n.kind = tQuantity
+	case t.Implements(openAPITypedType) || reflect.PointerTo(t).Implements(openAPITypedType):
+		n.kind, n.bits = openAPIKind(reflect.New(t).Interface().(openAPITyped))
+	case reflect.PointerTo(t).Implements(unmarshalerType):
 		n.kind = tAny
-		if v.OpenAPISchemaFormat() == "int-or-string" {
-			n.kind = tIntOrString
-		} else if types := v.OpenAPISchemaType(); len(types) == 1 {
-			switch types[0] {
-			case "string":
-				n.kind = tString
-			case "integer":
-				n.kind, n.bits = tInt, 64
-			case "number":
-				n.kind = tFloat
-			case "boolean":
-				n.kind = tBool
-			}
+	default:
+		setGoKind(n, t)
+	}
+	return n
+}
+
+// openAPIKind is the kind (and size) of a type that tells its OpenAPI
+// type, such as IntOrString or Time; free-form when the type is not one.
+func openAPIKind(v openAPITyped) (typeKind, int) {
+	if v.OpenAPISchemaFormat() == "int-or-string" {
+		return tIntOrString, 0
+	}
+	if types := v.OpenAPISchemaType(); len(types) == 1 {
+		switch types[0] {
+		case "string":
+			return tString, 0
+		case "integer":
+			return tInt, 64
+		case "number":
+			return tFloat, 0
+		case "boolean":
+			return tBool, 0
 		}
-		return n
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		n.kind = tAny
-		return n
-	}
+	return tAny, 0
+}
+
+// setGoKind describes n by the Go kind of t.
+func setGoKind(n *typeNode, t reflect.Type) {
 	switch t.Kind() {
 	case reflect.String:
 		n.kind = tString
@@ -216,7 +294,6 @@ func nodeOf(t reflect.Type) *typeNode {
 	default:
 		n.kind = tAny
 	}
-	return n
 }
 
 // addFields adds the JSON fields of struct t to n, inlining ",inline" and
@@ -250,108 +327,4 @@ func addFields(n *typeNode, t reflect.Type) {
 			n.mergeKeys[name] = key
 		}
 	}
-}
-
-// coerce converts v to the type of node where that loses nothing. raw is
-// the source text of a plain constant ("" otherwise): numbers written into
-// string fields keep the text as written (1.10 stays "1.10").
-func coerce(v any, n *typeNode, raw string) (any, *problem) {
-	if n == nil || v == nil {
-		return v, nil
-	}
-	mismatch := func() (any, *problem) {
-		text, _ := scalarText(v)
-		if _, isStr := v.(string); isStr {
-			text = strconv.Quote(text)
-		}
-		return nil, errorf(ErrValue, "%s wants %s, not %s", "the field", n.describe(), text)
-	}
-	switch n.kind {
-	case tAny:
-		return v, nil
-	case tString, tBytes:
-		var s string
-		switch x := v.(type) {
-		case string:
-			s = x
-		case bool, int64, float64, int, int32, float32, json.Number:
-			if raw != "" {
-				s = raw
-			} else {
-				s, _ = scalarText(x)
-			}
-		default:
-			return mismatch()
-		}
-		if n.kind == tBytes {
-			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				return nil, errorf(ErrValue, "the field holds base64 bytes and %q is not base64 (for a Secret, write plain text to stringData)", s)
-			}
-		}
-		return s, nil
-	case tInt, tIntOrString:
-		var f float64
-		switch x := v.(type) {
-		case string:
-			if n.kind == tIntOrString {
-				return x, nil
-			}
-			i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-			if err != nil {
-				return mismatch()
-			}
-			f = float64(i)
-			v = i
-		case bool:
-			return mismatch()
-		default:
-			var ok bool
-			if f, ok = number(v); !ok || f != math.Trunc(f) {
-				return mismatch()
-			}
-		}
-		bits := n.bits
-		if n.kind == tIntOrString {
-			bits = 32
-		}
-		if bits < 64 && (f >= math.Ldexp(1, bits-1) || f < -math.Ldexp(1, bits-1)) {
-			return nil, errorf(ErrValue, "the field is a %d-bit integer and %v is out of its range", bits, v)
-		}
-		if i, ok := v.(int64); ok {
-			return i, nil
-		}
-		if f >= math.Ldexp(1, 63) || f < -math.Ldexp(1, 63) {
-			return mismatch()
-		}
-		return int64(f), nil
-	case tFloat:
-		switch x := v.(type) {
-		case string:
-			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				return mismatch()
-			}
-			return f, nil
-		case bool:
-			return mismatch()
-		}
-		if _, ok := number(v); ok {
-			return v, nil
-		}
-		return mismatch()
-	case tBool:
-		switch x := v.(type) {
-		case bool:
-			return x, nil
-		case string:
-			switch x {
-			case "true", "True", "TRUE":
-				return true, nil
-			case "false", "False", "FALSE":
-				return false, nil
-			}
-		}
-		return mismatch()
-	}
-	return nil, errorf(ErrValue, "the field is %s; a .kpatch value is a scalar (use the YAML patch format for structures)", n.describe())
 }

@@ -133,69 +133,95 @@ func isGlob(raw string) bool {
 
 // parseTarget reads the target at the start of a header's inner text and
 // returns it with the number of bytes it used.
-func parseTarget(text string, col int) (Target, int, *lineError) {
+func parseTarget(text string, col int) (Target, int, *problem) {
 	var t Target
-	i := strings.IndexAny(text, "/.([")
-	if i >= 0 && text[i] == '/' {
-		ns := text[:i]
-		if ns == "" || !isNamePattern(ns) {
-			return t, 0, lineErrorf(col, ErrSyntax, "invalid namespace %q in the target", ns)
-		}
-		t.Namespace = ns
-		i++
-	} else {
-		i = 0
+	i, err := t.parseNamespace(text, col)
+	if err != nil {
+		return t, 0, err
 	}
-	start := i
+	if i, err = t.parseKind(text, i, col); err != nil {
+		return t, 0, err
+	}
+	if i >= len(text) || text[i] != '.' {
+		return t, 0, errorAt(col+i, ErrSyntax, "expected '.' and a name after the kind %q, such as [%s.web] or [%s.*]", t.Kind, t.Kind, t.Kind)
+	}
+	n, err := t.parseName(text[i+1:], col+i+1)
+	if err != nil {
+		return t, 0, err
+	}
+	return t, i + 1 + n, nil
+}
+
+// parseNamespace reads a `namespace/` at the start of text and returns
+// where the kind starts.
+func (t *Target) parseNamespace(text string, col int) (int, *problem) {
+	i := strings.IndexAny(text, "/.([")
+	if i < 0 || text[i] != '/' {
+		return 0, nil
+	}
+	ns := text[:i]
+	if ns == "" || !isNamePattern(ns) {
+		return 0, errorAt(col, ErrSyntax, "invalid namespace %q in the target", ns)
+	}
+	t.Namespace = ns
+	return i + 1, nil
+}
+
+// parseKind reads the kind at text[start:] and its (group/version), and
+// returns where they end.
+func (t *Target) parseKind(text string, start, col int) (int, *problem) {
+	i := start
 	for i < len(text) && isAlnum(text[i]) {
 		i++
 	}
 	t.Kind = text[start:i]
 	if t.Kind == "" || !isLetter(t.Kind[0]) {
-		return t, 0, lineErrorf(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
+		return 0, errorAt(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
 	}
-	if i < len(text) && text[i] == '(' {
-		end := strings.IndexByte(text[i:], ')')
-		if end < 0 {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "'(' is not closed; expected (group) or (group/version)")
-		}
-		spec := text[i+1 : i+end]
-		group, version, _ := strings.Cut(spec, "/")
-		if !isGroup(group) || strings.Contains(spec, "/") && !isVersion(version) {
-			return t, 0, lineErrorf(col+i+1, ErrSyntax, "invalid API group %q; expected (group) or (group/version), with (core) for the core group", spec)
-		}
-		t.Group, t.Version, t.HasGroup = group, version, true
-		i += end + 1
+	if i >= len(text) || text[i] != '(' {
+		return i, nil
 	}
-	if i >= len(text) || text[i] != '.' {
-		return t, 0, lineErrorf(col+i, ErrSyntax, "expected '.' and a name after the kind %q, such as [%s.web] or [%s.*]", t.Kind, t.Kind, t.Kind)
+	end := strings.IndexByte(text[i:], ')')
+	if end < 0 {
+		return 0, errorAt(col+i, ErrSyntax, "'(' is not closed; expected (group) or (group/version)")
 	}
-	i++
-	if i < len(text) && text[i] == '[' {
-		n := scanBracket(text[i:])
+	spec := text[i+1 : i+end]
+	group, version, _ := strings.Cut(spec, "/")
+	if !isGroup(group) || strings.Contains(spec, "/") && !isVersion(version) {
+		return 0, errorAt(col+i+1, ErrSyntax, "invalid API group %q; expected (group) or (group/version), with (core) for the core group", spec)
+	}
+	t.Group, t.Version, t.HasGroup = group, version, true
+	return i + end + 1, nil
+}
+
+// parseName reads the name at the start of text: bracketed, a glob or a
+// literal. It returns the number of bytes it used.
+func (t *Target) parseName(text string, col int) (int, *problem) {
+	if text != "" && text[0] == '[' {
+		n := scanBracket(text)
 		if n < 0 {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "'[' is not closed; expected ']'")
+			return 0, errorAt(col, ErrSyntax, "'[' is not closed; expected ']'")
 		}
-		t.Name, t.NameLiteral = unescape(text[i+1:i+n-1]), true
+		t.Name, t.NameLiteral = unescape(text[1:n-1]), true
 		if t.Name == "" {
-			return t, 0, lineErrorf(col+i, ErrSyntax, "empty name in the target")
+			return 0, errorAt(col, ErrSyntax, "empty name in the target")
 		}
-		return t, i + n, nil
+		return n, nil
 	}
-	n := scanBare(text[i:])
-	raw := text[i : i+n]
+	n := scanBare(text)
+	raw := text[:n]
 	if raw == "" {
-		return t, 0, lineErrorf(col+i, ErrSyntax, "expected a name after %q, such as %s.web or %s.*", t.Kind+".", t.Kind, t.Kind)
+		return 0, errorAt(col, ErrSyntax, "expected a name after %q, such as %s.web or %s.*", t.Kind+".", t.Kind, t.Kind)
 	}
 	if j := strings.IndexAny(raw, "=]"); j >= 0 && indexUnescaped(raw, raw[j]) >= 0 {
-		return t, 0, lineErrorf(col+i+j, ErrSyntax, "unexpected %q in the name %q", raw[j], raw)
+		return 0, errorAt(col+j, ErrSyntax, "unexpected %q in the name %q", raw[j], raw)
 	}
 	if isGlob(raw) {
 		t.Name = raw
 	} else {
 		t.Name, t.NameLiteral = unescape(raw), true
 	}
-	return t, i + n, nil
+	return n, nil
 }
 
 // String prints the target in the form that parses back to it.

@@ -15,7 +15,8 @@ type Value struct {
 	// Raw is the source text without an inline comment.
 	Raw string
 	// Scalar is the value when it holds no variable: string, int64,
-	// float64, bool or nil.
+	// float64, bool, nil, or json.Number for an integer beyond 64 bits
+	// (every digit kept).
 	Scalar any
 	// Parts is the template of a value that holds variables, nil otherwise.
 	Parts []ValuePart
@@ -24,6 +25,8 @@ type Value struct {
 	// Tree is a map or list value, which only YAML patch files have; its
 	// strings may hold variables.
 	Tree any
+
+	src *treeSource // where Tree's nodes are in a YAML patch file
 }
 
 // ValuePart is literal text or one variable of a template.
@@ -57,7 +60,7 @@ func (v *Value) wholeVar() *VarRef {
 
 // parseValue reads a value: text starts at the value and may end with a
 // comment.
-func parseValue(text string, col int) (Value, *lineError) {
+func parseValue(text string, col int) (Value, *problem) {
 	if text == "" || text[0] == '#' {
 		return Value{}, nil
 	}
@@ -65,13 +68,13 @@ func parseValue(text string, col int) (Value, *lineError) {
 	case '"', '\'':
 		return parseQuoted(text, col)
 	case '[', '{':
-		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list or map needs the YAML patch format")
+		return Value{}, errorAt(col, ErrValue, "values are scalars; a list or map needs the YAML patch format")
 	case '|', '>':
-		return Value{}, lineErrorf(col, ErrValue, "block scalars are not values in a .kpatch file; write the text quoted on one line")
+		return Value{}, errorAt(col, ErrValue, "block scalars are not values in a .kpatch file; write the text quoted on one line")
 	}
 	raw := stripComment(text)
 	if strings.HasPrefix(raw, "- ") {
-		return Value{}, lineErrorf(col, ErrValue, "values are scalars; a list needs the YAML patch format or an insertion such as key[-]: item")
+		return Value{}, errorAt(col, ErrValue, "values are scalars; a list needs the YAML patch format or an insertion such as key[-]: item")
 	}
 	if strings.Contains(raw, "${") {
 		parts, err := parseTemplate(raw, col)
@@ -86,7 +89,7 @@ func parseValue(text string, col int) (Value, *lineError) {
 	}
 	v, err := resolvePlain(raw)
 	if err != nil {
-		return Value{}, lineErrorf(col, ErrValue, "%s", err.msg)
+		return Value{}, errorAt(col, ErrValue, "%s", err.msg)
 	}
 	return Value{Raw: raw, Scalar: v}, nil
 }
@@ -103,44 +106,23 @@ func stripComment(text string) string {
 	return strings.TrimRight(text, " \t")
 }
 
-func parseQuoted(text string, col int) (Value, *lineError) {
-	q := text[0]
-	end := -1
-	for i := 1; i < len(text); i++ {
-		c := text[i]
-		if q == '"' && c == '\\' {
-			i++
-			continue
-		}
-		if c == q {
-			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
-				i++
-				continue
-			}
-			end = i
-			break
-		}
-	}
+// parseQuoted reads a single- or double-quoted value, which may be
+// followed by a comment.
+func parseQuoted(text string, col int) (Value, *problem) {
+	end := closingQuote(text)
 	if end < 0 {
-		return Value{}, lineErrorf(col, ErrSyntax, "quoted value is not closed; expected %c", q)
+		return Value{}, errorAt(col, ErrSyntax, "quoted value is not closed; expected %c", text[0])
 	}
 	if rest := text[end+1:]; strings.TrimSpace(rest) != "" {
 		trimmed := strings.TrimLeft(rest, " \t")
 		if len(trimmed) == len(rest) || trimmed[0] != '#' {
-			return Value{}, lineErrorf(col+end+1, ErrSyntax, "unexpected text after the quoted value")
+			return Value{}, errorAt(col+end+1, ErrSyntax, "unexpected text after the quoted value")
 		}
 	}
 	tok := text[:end+1]
-	var s string
-	switch {
-	case q == '\'':
-		s = strings.ReplaceAll(tok[1:len(tok)-1], "''", "'")
-	case !strings.Contains(tok, "\\"):
-		s = tok[1 : len(tok)-1] // no escapes: the text itself
-	default:
-		if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
-			return Value{}, lineErrorf(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-		}
+	s, err := unquote(tok, col)
+	if err != nil {
+		return Value{}, err
 	}
 	v := Value{Raw: tok, Quoted: true, Scalar: s}
 	if strings.Contains(s, "${") {
@@ -162,12 +144,49 @@ func parseQuoted(text string, col int) (Value, *lineError) {
 	return v, nil
 }
 
+// closingQuote returns the index of the quote that closes the quoted
+// text at the start of text, or -1.
+func closingQuote(text string) int {
+	q := text[0]
+	for i := 1; i < len(text); i++ {
+		c := text[i]
+		if q == '"' && c == '\\' {
+			i++
+			continue
+		}
+		if c == q {
+			if q == '\'' && i+1 < len(text) && text[i+1] == '\'' {
+				i++
+				continue
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// unquote returns the text of a quoted token: in single quotes a doubled
+// quote is one quote; double quotes take YAML's escapes.
+func unquote(tok string, col int) (string, *problem) {
+	switch {
+	case tok[0] == '\'':
+		return strings.ReplaceAll(tok[1:len(tok)-1], "''", "'"), nil
+	case !strings.Contains(tok, "\\"):
+		return tok[1 : len(tok)-1], nil // no escapes: the text itself
+	}
+	var s string
+	if err := yaml.Unmarshal([]byte(tok), &s); err != nil {
+		return "", errorAt(col, ErrSyntax, "invalid double-quoted value: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return s, nil
+}
+
 // literalText resolves the `$${` escapes of a text that holds no variable.
 func literalText(s string) string { return strings.ReplaceAll(s, "$${", "${") }
 
 // parseTemplate splits text into literal parts and variables. It returns
 // nil parts when the text holds only escapes.
-func parseTemplate(text string, col int) ([]ValuePart, *lineError) {
+func parseTemplate(text string, col int) ([]ValuePart, *problem) {
 	var parts []ValuePart
 	var lit strings.Builder
 	hasVar := false
@@ -184,7 +203,7 @@ func parseTemplate(text string, col int) ([]ValuePart, *lineError) {
 		}
 		end := strings.IndexByte(text[i:], '}')
 		if end < 0 {
-			return nil, lineErrorf(col+i, ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
+			return nil, errorAt(col+i, ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
 		}
 		ref, err := parseVarRef(text[i+2:i+end], col+i)
 		if err != nil {
@@ -209,15 +228,15 @@ func parseTemplate(text string, col int) ([]ValuePart, *lineError) {
 
 var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
-func parseVarRef(body string, col int) (*VarRef, *lineError) {
+func parseVarRef(body string, col int) (*VarRef, *problem) {
 	scope, name, ok := strings.Cut(body, ".")
 	if !ok || scope != "values" && scope != "features" {
-		return nil, lineErrorf(col, ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
+		return nil, errorAt(col, ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
 	}
 	path := strings.Split(name, ".")
 	for _, p := range path {
 		if !varNameRE.MatchString(p) {
-			return nil, lineErrorf(col, ErrSyntax, "invalid variable name %q in ${%s}", name, body)
+			return nil, errorAt(col, ErrSyntax, "invalid variable name %q in ${%s}", name, body)
 		}
 	}
 	return &VarRef{Scope: scope, Path: path}, nil
@@ -266,6 +285,9 @@ func resolvePlain(s string) (any, *problem) {
 		return nil, errorf(ErrValue, "%s cannot be held in a Kubernetes object (JSON has no infinity or NaN); quote it for text", s)
 	default:
 		return s, nil
+	}
+	if err != nil && intRE.MatchString(s) {
+		return json.Number(strings.TrimPrefix(s, "+")), nil // beyond 64 bits: every digit kept
 	}
 	if err != nil {
 		return nil, errorf(ErrValue, "integer %s is out of range", s)

@@ -1,8 +1,12 @@
 package kpatch
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"strconv"
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -36,7 +40,24 @@ func (v *Variables) lookup(ref *VarRef) (any, *problem) {
 	if _, isBool := val.(bool); ref.Scope == "features" && !isBool {
 		return nil, errorf(ErrVariable, "feature %s is %v; features are booleans", ref, val)
 	}
+	if !jsonScalar(val) {
+		return nil, errorf(ErrVariable, "variable %s is %v (%T); a variable is text, a boolean, null or a finite number (JSON has no infinity or NaN)", ref, val, val)
+	}
 	return val, nil
+}
+
+// jsonScalar reports whether a variable's value is a scalar JSON can
+// carry: text, a boolean, null or a finite number.
+func jsonScalar(v any) bool {
+	switch x := v.(type) {
+	case string, bool, nil, int, int32, int64:
+		return true
+	case json.Number:
+		_, err := strconv.ParseFloat(x.String(), 64)
+		return err == nil || errors.Is(err, strconv.ErrRange) && intRE.MatchString(x.String())
+	}
+	f, ok := number(v)
+	return ok && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 // lookupPath walks nested maps by path; a key holding dots is found whole

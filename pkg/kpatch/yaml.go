@@ -1,7 +1,6 @@
 package kpatch
 
 import (
-	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -18,6 +17,9 @@ type MergeEntry struct {
 	Strategic bool
 	Patch     map[string]any
 	Line, Col int
+
+	targetPos Position    // where the target is written (file unset)
+	src       *treeSource // where the patch's nodes are
 }
 
 // IsYAMLFile reports whether a file name is a YAML patch file rather than
@@ -44,127 +46,164 @@ func ParseAny(name string, src []byte) (*File, error) {
 // Field entries map kpatch paths to values, which may be maps and lists
 // here. Every problem is reported with its position, as for Parse.
 func ParseYAML(name string, src []byte) (*File, error) {
-	f := &File{Name: name}
-	var errs ErrorList
-	fail := func(n *yaml.Node, sentinel error, format string, args ...any) {
+	p := &yamlParser{file: &File{Name: name}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		p.fail(nil, errorf(ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, p.errs
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return p.file, nil // an empty file patches nothing
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.SequenceNode {
+		p.fail(root, errorf(ErrSyntax, "a YAML patch file is a list of entries (- target: ..., patch: ...)"))
+		return nil, p.errs
+	}
+	for _, item := range root.Content {
+		p.entry(item)
+	}
+	if len(p.errs) > 0 {
+		sortErrors(p.errs)
+		return nil, p.errs
+	}
+	return p.file, nil
+}
+
+// yamlParser collects the entries and the problems of a YAML patch file.
+type yamlParser struct {
+	file *File
+	errs ErrorList
+}
+
+// fail records a problem at its own position if it has one, else at n
+// (the file's start when n is nil).
+func (p *yamlParser) fail(n *yaml.Node, err *problem) {
+	if err.line == 0 {
 		line, col := 1, 1
 		if n != nil {
 			line, col = n.Line, n.Column
 		}
-		errs = append(errs, &ParseError{Pos: Position{File: name, Line: line, Column: col}, Err: sentinel, Msg: fmt.Sprintf(format, args...)})
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		fail(nil, ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-		return nil, errs
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return f, nil // an empty file patches nothing
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.SequenceNode {
-		fail(root, ErrSyntax, "a YAML patch file is a list of entries (- target: ..., patch: ...)")
-		return nil, errs
-	}
-	for _, item := range root.Content {
-		if item.Kind != yaml.MappingNode {
-			fail(item, ErrSyntax, "an entry is a map with target, type and patch")
-			continue
+		if err.col > 0 {
+			col = err.col
 		}
-		fields := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(item.Content); i += 2 {
-			key := item.Content[i].Value
-			switch key {
-			case "target", "type", "patch":
-				fields[key] = item.Content[i+1]
-			default:
-				fail(item.Content[i], ErrSyntax, "unknown key %q in an entry; expected target, type and patch", key)
-			}
-		}
-		target, ok := yamlTarget(fields["target"], item, fail)
-		if !ok {
-			continue
-		}
-		kind := "field"
-		if t := fields["type"]; t != nil {
-			kind = t.Value
-		}
-		patch := fields["patch"]
-		if patch == nil {
-			fail(item, ErrSyntax, "the entry has no patch")
-			continue
-		}
-		switch kind {
-		case "strategic", "merge":
-			var m map[string]any
-			if patch.Kind != yaml.MappingNode || patch.Decode(&m) != nil {
-				fail(patch, ErrValue, "a %s patch is a map: part of the object", kind)
-				continue
-			}
-			f.Merges = append(f.Merges, &MergeEntry{Target: target, Strategic: kind == "strategic", Patch: normalizeYAML(m).(map[string]any), Line: item.Line, Col: item.Column})
-		case "field":
-			if patch.Kind != yaml.MappingNode {
-				fail(patch, ErrValue, "a field patch maps kpatch paths to values")
-				continue
-			}
-			s := &Section{Target: target, Line: item.Line, Col: item.Column}
-			for i := 0; i+1 < len(patch.Content); i += 2 {
-				k, v := patch.Content[i], patch.Content[i+1]
-				key, err := parsePath(k.Value, k.Column)
-				if err == nil {
-					err = checkKey(key)
-				}
-				if err != nil {
-					fail(&yaml.Node{Line: k.Line, Column: err.col}, err.err, "%s", err.msg)
-					continue
-				}
-				val, verr := yamlValue(v)
-				if verr != nil {
-					fail(v, verr.err, "%s", verr.msg)
-					continue
-				}
-				if isDeleteKey(key) && !(val.Parts == nil && val.Tree == nil && (val.Scalar == nil || val.Scalar == true)) {
-					fail(v, ErrSyntax, "a delete entry takes no value")
-					continue
-				}
-				s.Entries = append(s.Entries, &Entry{Key: key, Value: val, Line: k.Line, Col: k.Column, ValueCol: v.Column})
-			}
-			f.Sections = append(f.Sections, s)
-		default:
-			fail(fields["type"], ErrSyntax, "unknown type %q; expected field, strategic or merge", kind)
-		}
+		err = err.at(line, col)
 	}
-	if len(errs) > 0 {
-		sortErrors(errs)
-		return nil, errs
-	}
-	return f, nil
+	p.errs = append(p.errs, err.parseError(p.file.Name))
 }
 
-// yamlTarget reads a target: a kpatch target string, or a map with kind,
-// name and optionally group, version and namespace.
-func yamlTarget(n, entry *yaml.Node, fail func(*yaml.Node, error, string, ...any)) (Target, bool) {
+// entry reads one `- target: ..., type: ..., patch: ...` item.
+func (p *yamlParser) entry(item *yaml.Node) {
+	if item.Kind != yaml.MappingNode {
+		p.fail(item, errorf(ErrSyntax, "an entry is a map with target, type and patch"))
+		return
+	}
+	fields := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		switch key := item.Content[i].Value; key {
+		case "target", "type", "patch":
+			fields[key] = item.Content[i+1]
+		default:
+			p.fail(item.Content[i], errorf(ErrSyntax, "unknown key %q in an entry; expected target, type and patch", key))
+		}
+	}
+	target, pos, ok := p.target(fields["target"], item)
+	if !ok {
+		return
+	}
+	patch := fields["patch"]
+	if patch == nil {
+		p.fail(item, errorf(ErrSyntax, "the entry has no patch"))
+		return
+	}
+	kind := "field"
+	if t := fields["type"]; t != nil {
+		kind = t.Value
+	}
+	switch kind {
+	case "strategic", "merge":
+		p.mergeEntry(item, target, pos, patch, kind)
+	case "field":
+		p.fieldEntry(item, target, pos, patch)
+	default:
+		p.fail(fields["type"], errorf(ErrSyntax, "unknown type %q; expected field, strategic or merge", kind))
+	}
+}
+
+func (p *yamlParser) mergeEntry(item *yaml.Node, target Target, pos Position, patch *yaml.Node, kind string) {
+	if patch.Kind != yaml.MappingNode {
+		p.fail(patch, errorf(ErrValue, "a %s patch is a map: part of the object", kind))
+		return
+	}
+	data, src, err := yamlData(patch)
+	if err != nil {
+		p.fail(patch, err)
+		return
+	}
+	m, ok := data.(map[string]any)
+	if !ok {
+		p.fail(patch, errorf(ErrValue, "a %s patch is a map: part of the object", kind))
+		return
+	}
+	p.file.Merges = append(p.file.Merges, &MergeEntry{Target: target, Strategic: kind == "strategic", Patch: m,
+		Line: item.Line, Col: item.Column, targetPos: pos, src: src})
+}
+
+func (p *yamlParser) fieldEntry(item *yaml.Node, target Target, pos Position, patch *yaml.Node) {
+	if patch.Kind != yaml.MappingNode {
+		p.fail(patch, errorf(ErrValue, "a field patch maps kpatch paths to values"))
+		return
+	}
+	s := &Section{Target: target, Line: item.Line, Col: item.Column, targetPos: pos}
+	for i := 0; i+1 < len(patch.Content); i += 2 {
+		k, v := patch.Content[i], patch.Content[i+1]
+		key, err := parsePath(k.Value, k.Column)
+		if err == nil {
+			err = checkKey(key)
+		}
+		if err != nil {
+			p.fail(k, err)
+			continue
+		}
+		val, err := yamlValue(v)
+		if err != nil {
+			p.fail(v, err)
+			continue
+		}
+		if isDeleteKey(key) && !(val.Parts == nil && val.Tree == nil && (val.Scalar == nil || val.Scalar == true)) {
+			p.fail(v, errorf(ErrSyntax, "a delete entry takes no value"))
+			continue
+		}
+		s.Entries = append(s.Entries, &Entry{Key: key, Value: val, Line: k.Line, Col: k.Column, ValueCol: v.Column})
+	}
+	p.file.Sections = append(p.file.Sections, s)
+}
+
+// target reads a target: a kpatch target string, or a map with kind,
+// name and optionally group, version and namespace. It returns where the
+// kind is written.
+func (p *yamlParser) target(n, entry *yaml.Node) (Target, Position, bool) {
 	if n == nil {
-		fail(entry, ErrSyntax, "the entry has no target")
-		return Target{}, false
+		p.fail(entry, errorf(ErrSyntax, "the entry has no target"))
+		return Target{}, Position{}, false
 	}
 	if n.Kind == yaml.ScalarNode {
 		t, used, err := parseTarget(n.Value, n.Column)
 		if err == nil && used != len(n.Value) {
-			err = lineErrorf(n.Column+used, ErrSyntax, "a target is kind.name; a path belongs in the patch")
+			err = errorAt(n.Column+used, ErrSyntax, "a target is kind.name; a path belongs in the patch")
 		}
 		if err != nil {
-			fail(&yaml.Node{Line: n.Line, Column: err.col}, err.err, "%s", err.msg)
-			return Target{}, false
+			p.fail(n, err)
+			return Target{}, Position{}, false
 		}
-		return t, true
+		return t, Position{Line: n.Line, Column: n.Column + kindOffset(&t)}, true
 	}
 	var m struct {
 		Group, Version, Kind, Name, Namespace string
 	}
 	if n.Kind != yaml.MappingNode || n.Decode(&m) != nil || m.Kind == "" {
-		fail(n, ErrSyntax, "a target is kind.name or a map with kind, name, group, version and namespace")
-		return Target{}, false
+		p.fail(n, errorf(ErrSyntax, "a target is kind.name or a map with kind, name, group, version and namespace"))
+		return Target{}, Position{}, false
 	}
 	t := Target{Kind: m.Kind, Group: m.Group, Version: m.Version, Namespace: m.Namespace, Name: m.Name}
 	t.HasGroup = m.Group != "" || m.Version != ""
@@ -175,66 +214,41 @@ func yamlTarget(n, entry *yaml.Node, fail func(*yaml.Node, error, string, ...any
 		t.Name = "*"
 	}
 	t.NameLiteral = !isGlob(t.Name)
-	return t, true
+	return t, Position{Line: n.Line, Column: n.Column}, true
+}
+
+// kindOffset is how far the kind is from the start of a target's text.
+func kindOffset(t *Target) int {
+	if t.Namespace == "" {
+		return 0
+	}
+	return len(t.Namespace) + 1
 }
 
 // yamlValue turns a YAML node into an entry value: a scalar, a template,
 // or a structured tree (whose strings may hold variables).
-func yamlValue(n *yaml.Node) (Value, *lineError) {
-	if n.Kind == yaml.ScalarNode {
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return Value{}, lineErrorf(n.Column, ErrValue, "invalid value: %v", err)
+func yamlValue(n *yaml.Node) (Value, *problem) {
+	if n.Kind != yaml.ScalarNode {
+		tree, src, err := yamlData(n)
+		if err != nil {
+			return Value{}, err
 		}
-		v = normalizeYAML(v)
-		if s, ok := v.(string); ok && strings.Contains(s, "${") {
-			quoted := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
-			parts, err := parseTemplate(s, n.Column)
-			if err != nil {
-				return Value{}, err
-			}
-			if parts != nil {
-				return Value{Raw: s, Parts: parts, Quoted: quoted}, nil
-			}
-			v = literalText(s)
-		}
-		raw := ""
-		if n.Style == 0 && n.Tag != "!!str" {
-			raw = n.Value
-		}
-		return Value{Raw: raw, Scalar: v}, nil
+		return Value{Tree: tree, src: src}, nil
 	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		return Value{}, lineErrorf(n.Column, ErrValue, "invalid value: %v", err)
+	v, err := scalarData(n)
+	if err != nil {
+		return Value{}, err
 	}
-	return Value{Tree: normalizeYAML(v)}, nil
-}
-
-// normalizeYAML turns decoded YAML into JSON-shaped data: int64 numbers,
-// string keys.
-func normalizeYAML(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeYAML(e)
+	if s, ok := v.(string); ok && strings.Contains(s, "${") {
+		quoted := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
+		parts, err := parseTemplate(s, n.Column)
+		if err != nil {
+			return Value{}, err.at(n.Line, err.col)
 		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[fmt.Sprint(k)] = normalizeYAML(e)
+		if parts != nil {
+			return Value{Raw: s, Parts: parts, Quoted: quoted}, nil
 		}
-		return m
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeYAML(e)
-		}
-		return x
-	case int:
-		return int64(x)
-	case uint64:
-		return float64(x)
+		v = literalText(s)
 	}
-	return v
+	return Value{Raw: plainText(n), Scalar: v}, nil
 }

@@ -90,20 +90,13 @@ func FuzzParseYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ParseYAML("fuzz.yaml", src)
 		if err != nil {
-			var list ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %T is not a non-empty ErrorList", err)
-			}
-			for _, e := range list {
-				if pe, ok := e.(*ParseError); !ok || pe.Pos.Line < 1 || pe.Pos.Column < 1 {
-					t.Fatalf("error without position: %#v", e)
-				}
-			}
+			assertPositioned(t, err)
 			return
 		}
 		p, err := Compile(file)
 		if err != nil {
-			t.Fatal(err)
+			assertPositioned(t, err)
+			return
 		}
 		obj := decodeObject(t, deployment)
 		before := deepCopy(t, obj)

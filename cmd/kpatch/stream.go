@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+
+	"sigs.k8s.io/yaml"
+)
+
+// manifestFile is one input file as written: its documents and the
+// separators before them.
+type manifestFile struct {
+	name  string
+	parts []*streamPart
+}
+
+// streamPart is a document of a file and the separator line before it
+// (none before the first document), both as written.
+type streamPart struct {
+	separator []byte
+	doc       *document // obj is nil for an empty document
+}
+
+// readManifestFile splits a YAML stream into its documents, as kubectl
+// does: at lines that start with --- followed by nothing but blanks or a
+// comment. Each document is decoded; its text is kept.
+func readManifestFile(name string, data []byte) (*manifestFile, error) {
+	f := &manifestFile{name: name}
+	n := 0
+	for _, p := range splitStream(data) {
+		d := &document{file: name, text: p.text, json: isJSONText(p.text)}
+		if len(p.text) > 0 {
+			n++
+		}
+		d.number = n
+		obj, err := decodeDocument(d)
+		if err != nil {
+			return nil, err
+		}
+		d.obj, d.orig = obj, obj
+		f.parts = append(f.parts, &streamPart{separator: p.separator, doc: d})
+	}
+	return f, nil
+}
+
+// documents returns the documents that hold an object.
+func (f *manifestFile) documents() []*document {
+	var docs []*document
+	for _, p := range f.parts {
+		if p.doc.obj != nil {
+			docs = append(docs, p.doc)
+		}
+	}
+	return docs
+}
+
+// yaml returns the file as apply prints it: as written, but for the
+// documents whose objects the patches changed.
+func (f *manifestFile) yaml() ([]byte, error) {
+	var b bytes.Buffer
+	for _, p := range f.parts {
+		b.Write(p.separator)
+		text, err := p.doc.yaml()
+		if err != nil {
+			return nil, err
+		}
+		b.Write(text)
+	}
+	return b.Bytes(), nil
+}
+
+// yaml returns the document as apply prints it: its text where its object
+// did not change, else the text rewritten where the object changed. A
+// JSON document is printed from its object, in YAML.
+func (d *document) yaml() ([]byte, error) {
+	switch {
+	case d.obj == nil:
+		return d.text, nil
+	case d.json:
+		return yaml.Marshal(d.obj)
+	case sameValue(d.orig, d.obj):
+		return d.text, nil
+	}
+	return rewriteDocument(d.text, d.orig, d.obj)
+}
+
+// rawPart is a separator line and the document text after it.
+type rawPart struct {
+	separator, text []byte
+}
+
+// splitStream splits a YAML stream at its document separators.
+func splitStream(data []byte) []rawPart {
+	parts := []rawPart{{}}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		data = data[len(line):]
+		if isSeparator(line) {
+			parts = append(parts, rawPart{separator: line})
+			continue
+		}
+		last := &parts[len(parts)-1]
+		last.text = append(last.text, line...)
+	}
+	if len(parts) > 1 && parts[0].text == nil {
+		parts = parts[1:] // the stream starts with a separator
+	}
+	return parts
+}
+
+// isSeparator reports whether a line separates two documents: --- and
+// then only blanks or a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// startsWithSeparator reports whether a stream's first line is a
+// separator.
+func startsWithSeparator(text []byte) bool {
+	line, _, _ := bytes.Cut(text, []byte("\n"))
+	return isSeparator(line)
+}
+
+// isJSONText reports whether a document is written in JSON.
+func isJSONText(text []byte) bool {
+	t := bytes.TrimSpace(text)
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}

@@ -1,0 +1,91 @@
+package kpatch
+
+// Bind returns the patch bound to vars, as WithVariables does, after
+// checking every value that reads a variable the way Compile checks
+// constants: a variable that is undefined or not a scalar, or a value
+// that does not fit its field on the current API versions of a built-in
+// kind, is an error (an ErrorList of *ParseError; the patch is then nil).
+// A registry calls it once the values are known, so that such a file is
+// reported when it is loaded instead of failing on every object.
+func (p *Patch) Bind(vars *Variables) (*Patch, error) {
+	q := p.WithVariables(vars)
+	if errs := q.variableProblems(); len(errs) > 0 {
+		sortErrors(errs)
+		return nil, errs
+	}
+	return q, nil
+}
+
+// variableProblems resolves every value that reads a variable, on each
+// checked version of its kind, and reports the values that fail on all.
+func (p *Patch) variableProblems() ErrorList {
+	var errs ErrorList
+	add := func(err *problem) {
+		if err != nil {
+			errs = append(errs, err.parseError(p.name))
+		}
+	}
+	for _, s := range p.sections {
+		if s.merge != nil {
+			add(s.merge.variableProblem(s.checked, p.vars))
+		}
+		for _, op := range s.ops {
+			add(op.variableProblem(s.checked, p.vars))
+		}
+	}
+	return errs
+}
+
+// variableProblem is the first problem of the operation's values when
+// they fail on every checked plan that compiled.
+func (op *operation) variableProblem(checked int, vars *Variables) *problem {
+	var first *problem
+	for _, pl := range op.checkedPlans(checked) {
+		if pl.err != nil {
+			continue
+		}
+		err := pl.valueProblem(vars)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// valueProblem resolves a plan's value and those of the entries that
+// build its item, and returns the first that fails, placed.
+func (pl *plan) valueProblem(vars *Variables) *problem {
+	for _, q := range append([]*plan{pl}, pl.build...) {
+		if q.tmpl == nil {
+			continue
+		}
+		v, err := q.resolveValue(vars)
+		if err == nil {
+			err = q.checkImagePart(v)
+		}
+		if err != nil {
+			return err.orAt(q.line, q.valueCol)
+		}
+	}
+	return nil
+}
+
+func (op *mergeOp) variableProblem(checked int, vars *Variables) *problem {
+	if !op.templated {
+		return nil
+	}
+	var first *problem
+	for _, mp := range op.checkedPlans(checked) {
+		_, err := op.patchFor(mp, vars)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}

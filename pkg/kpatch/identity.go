@@ -1,0 +1,81 @@
+package kpatch
+
+// twin finds the item of list that an insertion of item updates instead
+// of adding a second one, so that an insertion is idempotent:
+//
+//   - where the schema gives the list a merge key (patchMergeKey:
+//     containers and env by name, volumeMounts by mountPath, container
+//     ports by containerPort, Service ports by port) and the item holds
+//     it, the item with the same key, and no other;
+//   - else the item with the same name;
+//   - else an item equal to the new one (scalars, and maps without a
+//     name).
+func twin(list []any, item any, mergeKey string) int {
+	if mergeKey != "" {
+		if key, ok := fieldOf(item, mergeKey); ok {
+			for j, it := range list {
+				if v, ok := fieldOf(it, mergeKey); ok && equalValue(v, key) {
+					return j
+				}
+			}
+			return -1
+		}
+	}
+	if name, ok := fieldOf(item, "name"); ok {
+		for j, it := range list {
+			if n, ok := fieldOf(it, "name"); ok && equalValue(n, name) {
+				return j
+			}
+		}
+	}
+	for j, it := range list {
+		if equalValue(it, item) {
+			return j
+		}
+	}
+	return -1
+}
+
+// fieldOf returns a map item's field; ok is false for other values and
+// for a missing or null field.
+func fieldOf(item any, field string) (any, bool) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	v, ok := m[field]
+	return v, ok && v != nil
+}
+
+// updateTwin updates the twin at index j of the list in s: an insertion
+// header's entries apply to it; an item given whole sets its fields on
+// it, and the twin's other fields (what the API server defaulted, such as
+// a port's protocol) stay.
+func (a *applier) updateTwin(s slot, list []any, j int, pl *plan, item any, vars *Variables) *problem {
+	if pl.build != nil {
+		return a.applyBuild(slot{l: a.writableList(s, list), idx: j}, pl, vars)
+	}
+	m, ok := item.(map[string]any)
+	cur, ok2 := list[j].(map[string]any)
+	if !ok || !ok2 || coversFields(cur, m) {
+		return nil
+	}
+	l := a.writableList(s, list)
+	w := a.writableMap(slot{l: l, idx: j}, cur)
+	for k, v := range m {
+		if old, had := w[k]; !had || !equalValue(old, v) {
+			a.set(slot{m: w, key: k}, v)
+		}
+	}
+	return nil
+}
+
+// coversFields reports whether cur already holds every field of m.
+func coversFields(cur, m map[string]any) bool {
+	for k, v := range m {
+		if old, had := cur[k]; !had || !equalValue(old, v) {
+			return false
+		}
+	}
+	return true
+}

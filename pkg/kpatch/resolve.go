@@ -1,0 +1,168 @@
+package kpatch
+
+import "strings"
+
+// resolve builds the plan's steps from the route of an entry of s: the
+// shorthand expanded, each step checked against the schema ks (nil: a
+// kind without one).
+func (pl *plan) resolve(ks *kindSchema, s *Section, r *route) {
+	prefix, err := shorthandPrefix(ks, r.steps[0])
+	if err != nil {
+		if dotted := dottedName(s); err.err == ErrUnknownField && dotted != "" {
+			err.msg += "; if the object's name holds a dot, bracket it: " + dotted
+		}
+		pl.steps = r.steps
+		pl.fail(pl.stepCol(0), err)
+		return
+	}
+	pl.steps = make([]step, 0, len(prefix)+len(r.steps))
+	pl.steps = append(append(pl.steps, prefix...), r.steps...)
+	var root *typeNode
+	if ks != nil {
+		root = ks.root
+	}
+	pl.resolveTypes(root)
+}
+
+// shorthandPrefix is where a path's first field lives when it is not at
+// the top level: metadata for labels and annotations, the spec chain for
+// the rest.
+func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
+	f, ok := first.(*fieldStep)
+	if !ok {
+		return nil, errorf(ErrSyntax, "a path starts with a field name, not %s", stepText(first))
+	}
+	switch {
+	case ks != nil && ks.root.fields[f.name] != nil:
+		return nil, nil
+	case f.name == "labels" || f.name == "annotations":
+		return metadataPrefix, nil
+	case ks == nil:
+		return nil, nil
+	}
+	for i, sp := range ks.specPaths {
+		if nodeAt(ks.root, sp).fields[f.name] != nil {
+			return ks.specSteps[i], nil
+		}
+	}
+	places := []string{"the top level"}
+	for _, sp := range ks.specPaths {
+		places = append(places, strings.Join(sp, "."))
+	}
+	return nil, errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, f.name, strings.Join(places, ", "))
+}
+
+// metadataPrefix is where labels and annotations live.
+var metadataPrefix = prefixSteps([]string{"metadata"})
+
+// prefixSteps are the field steps of a shorthand's prefix.
+func prefixSteps(path []string) []step {
+	steps := make([]step, len(path))
+	for i, name := range path {
+		steps[i] = &fieldStep{name: name}
+	}
+	return steps
+}
+
+func nodeAt(n *typeNode, path []string) *typeNode {
+	for _, f := range path {
+		n = n.fields[f]
+	}
+	return n
+}
+
+// typeWalk is what resolving a plan's steps knows about the step at i.
+type typeWalk struct {
+	pl   *plan
+	i    int
+	prev typeFacts // what the step before told
+}
+
+// typed is a step resolved against a schema.
+type typed struct {
+	step step      // the step the plan keeps: a more precise one when the type tells, such as an image part
+	node *typeNode // the type of what the step reaches; nil when no schema says
+	next typeFacts // what the step tells the step after it
+}
+
+// typeFacts are what a step tells the step after it.
+type typeFacts struct {
+	imageField bool   // a string field named image
+	mergeKey   string // a list field with this merge key
+}
+
+// at is the path before the step, for messages.
+func (w typeWalk) at() string { return pathText(w.pl.steps[:w.i]) }
+
+// last reports whether the step ends the path.
+func (w typeWalk) last() bool { return w.i == len(w.pl.steps)-1 }
+
+// resolveTypes checks the steps against the schema below n and sets the
+// leaf type; each step may become a more precise one (see step.resolve).
+// With n nil (no schema) it only marks a possible image part.
+func (pl *plan) resolveTypes(n *typeNode) {
+	if n == nil {
+		pl.markMaybeImagePart()
+		return
+	}
+	w := typeWalk{pl: pl}
+	for w.i = range pl.steps {
+		if n.kind == tAny {
+			n = nil
+			break
+		}
+		t, err := pl.steps[w.i].resolve(w, n)
+		if err != nil {
+			pl.fail(pl.stepCol(w.i), err)
+			return
+		}
+		pl.steps[w.i], w.prev = t.step, t.next
+		if n = t.node; n == nil {
+			break
+		}
+	}
+	pl.leaf = n
+}
+
+// markMaybeImagePart marks a last `image.PART` of a path without a schema:
+// an image part if the object holds a string there.
+func (pl *plan) markMaybeImagePart() {
+	k := len(pl.steps)
+	if pl.act == actInsert || k < 2 {
+		return
+	}
+	image, ok1 := pl.steps[k-2].(*fieldStep)
+	part, ok2 := pl.steps[k-1].(*fieldStep)
+	if ok1 && ok2 && image.name == "image" && isImagePart(part.name) {
+		pl.steps[k-1] = maybeImagePartStep{imagePartStep{part}}
+	}
+}
+
+// checkSelectorKey checks a selector's key path against the items' type.
+func checkSelectorKey(n *typeNode, key []string) *problem {
+	for _, k := range key {
+		switch n.kind {
+		case tStruct:
+			f := n.fields[k]
+			if f == nil {
+				return errorf(ErrUnknownField, "the items (%s) have no field %q to select by", n.name, k)
+			}
+			n = f
+		case tMap:
+			n = n.elem
+		case tAny:
+			return nil
+		default:
+			return errorf(ErrType, "the items are %s; a selector needs objects", n.describe())
+		}
+	}
+	return nil
+}
+
+func isImagePart(name string) bool {
+	switch name {
+	case "registry", "repository", "tag", "digest":
+		return true
+	}
+	return false
+}

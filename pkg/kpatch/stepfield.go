@@ -1,0 +1,121 @@
+package kpatch
+
+import "strings"
+
+// fieldStep is a struct field or a map key: name, [key.with.dots]. On a
+// list it is the field of every item.
+type fieldStep struct {
+	name      string
+	bracketed bool
+	col       int
+}
+
+func (f *fieldStep) column() int { return f.col }
+
+func (f *fieldStep) write(b *strings.Builder, first bool) {
+	writeField(b, f.name, f.bracketed, first)
+}
+
+func (f *fieldStep) listTokens(out []listToken) []listToken {
+	return append(out, listToken{kind: 'f', text: f.name})
+}
+
+func (f *fieldStep) apply(a *applier, s slot, cur any, c cursor) *problem {
+	return a.applyField(s, cur, c, f.name)
+}
+
+// resolve finds the field in a struct, or the value type of a map. A
+// field of a list of objects is the field of every item; a field named
+// like an image part that ends a path through a string image is an image
+// part.
+func (f *fieldStep) resolve(w typeWalk, n *typeNode) (typed, *problem) {
+	t := typed{step: f}
+	if n.kind == tList && (n.elem.kind == tStruct || n.elem.kind == tMap || n.elem.kind == tAny) {
+		n, t.step = n.elem, itemsFieldStep{f}
+	}
+	switch n.kind {
+	case tStruct:
+		if t.node = n.fields[f.name]; t.node == nil {
+			return t, errorf(ErrUnknownField, "%s has no field %q at %s", n.name, f.name, w.at())
+		}
+		t.next = typeFacts{imageField: f.name == "image" && t.node.kind == tString, mergeKey: n.mergeKeys[f.name]}
+		return t, nil
+	case tMap:
+		t.node = n.elem
+		return t, nil
+	case tAny:
+		return t, nil
+	case tString:
+		if w.prev.imageField && w.last() && isImagePart(f.name) && w.pl.act != actInsert {
+			return typed{step: imagePartStep{f}, node: stringNode}, nil
+		}
+		return t, errorf(ErrType, "%s is a string; it has no field %q", w.at(), f.name)
+	}
+	return t, errorf(ErrType, "%s is %s; it has no field %q", w.at(), n.describe(), f.name)
+}
+
+// itemsFieldStep is a field of every item of the list before it, as the
+// schema says: containers.image.
+type itemsFieldStep struct{ *fieldStep }
+
+func (f itemsFieldStep) listTokens(out []listToken) []listToken {
+	return f.fieldStep.listTokens(append(out, listToken{kind: 'a'}))
+}
+
+// keyStep is an index on a map, as the schema says: the digits as
+// written are the key.
+type keyStep struct{ *indexStep }
+
+func (k keyStep) write(b *strings.Builder, first bool) { writeField(b, k.text, false, first) }
+
+func (k keyStep) listTokens(out []listToken) []listToken {
+	return append(out, listToken{kind: 'f', text: k.text})
+}
+
+func (k keyStep) apply(a *applier, s slot, cur any, c cursor) *problem {
+	return a.applyField(s, cur, c, k.text)
+}
+
+// applyField performs a field step on the value in s: it walks into the
+// map's key, creating the map where there is none, or deletes the key at
+// the end of a delete; on a list, it walks into every item.
+func (a *applier) applyField(s slot, cur any, c cursor, name string) *problem {
+	switch v := cur.(type) {
+	case map[string]any:
+		if c.last() && c.deleting() {
+			if _, ok := v[name]; ok {
+				a.deleteKey(a.writableMap(s, v), name)
+			}
+			return nil
+		}
+		m := a.writableMap(s, v)
+		return c.next(a, slot{m: m, key: name})
+	case []any:
+		return a.applyEveryItem(s, v, c, name)
+	case nil:
+		if c.deleting() {
+			return nil
+		}
+		m := a.newMap()
+		a.set(s, m)
+		return c.next(a, slot{m: m, key: name})
+	}
+	return c.fail(errorf(ErrType, "%s is %s, not a map; it has no field %q", c.at(), describeValue(cur), name))
+}
+
+// applyEveryItem performs a field step on every item of a list, each of
+// which must be a map.
+func (a *applier) applyEveryItem(s slot, list []any, c cursor, name string) *problem {
+	for j := range list {
+		if _, ok := list[j].(map[string]any); !ok {
+			return c.fail(errorf(ErrType, "%s holds %s; it has no field %q", c.at(), describeValue(list[j]), name))
+		}
+	}
+	l := a.writableList(s, list)
+	for j := range l {
+		if err := c.again(a, slot{l: l, idx: j}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"kpatch.dev/kpatch/test/cluster"
+)
+
+// latencyMetric is controller-runtime's histogram of the time the webhook
+// server spends on a request, from reading it to writing the answer.
+const latencyMetric = "controller_runtime_webhook_latency_seconds"
+
+// errNoHistogram is returned when the metrics hold no sample of the
+// histogram asked for.
+var errNoHistogram = errors.New("no such histogram in the metrics")
+
+// histogramTotals are a histogram's _sum and _count, over all its series.
+type histogramTotals struct {
+	sum   float64
+	count float64
+}
+
+// scrapeWebhookLatency reads latencyMetric from the webhook's metrics
+// endpoint, over HTTPS with a token allowed to read it.
+func scrapeWebhookLatency(ctx context.Context, c *cluster.Cluster, w *cluster.Webhook, token string) (histogramTotals, error) {
+	code, body, err := c.Scrape(ctx, w, token)
+	if err != nil {
+		return histogramTotals{}, err
+	}
+	if code != http.StatusOK {
+		return histogramTotals{}, fmt.Errorf("GET %s: %d", w.MetricsURL, code)
+	}
+	return parseHistogramTotals(strings.NewReader(body), latencyMetric)
+}
+
+// parseHistogramTotals adds up the _sum and _count samples of the
+// histogram name in the Prometheus text format.
+func parseHistogramTotals(r io.Reader, name string) (histogramTotals, error) {
+	var t histogramTotals
+	found := false
+	scanner := bufio.NewScanner(r)
+	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for scanner.Scan() {
+		metric, value, ok := sample(scanner.Text())
+		var into *float64
+		switch {
+		case !ok:
+			continue
+		case metric == name+"_sum":
+			into = &t.sum
+		case metric == name+"_count":
+			into = &t.count
+		default:
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", scanner.Text(), err)
+		}
+		*into += v
+		found = true
+	}
+	if err := scanner.Err(); err != nil {
+		return t, err
+	}
+	if !found {
+		return t, fmt.Errorf("%s: %w", name, errNoHistogram)
+	}
+	return t, nil
+}
+
+// sample splits a sample line of the text format, `name{labels} value
+// [timestamp]`, into the metric's name and its value.
+func sample(line string) (name, value string, ok bool) {
+	if line == "" || line[0] == '#' {
+		return "", "", false
+	}
+	end := strings.IndexAny(line, "{ ")
+	if end < 0 {
+		return "", "", false
+	}
+	name, rest := line[:end], line[end:]
+	if rest[0] == '{' {
+		closing := strings.LastIndexByte(rest, '}')
+		if closing < 0 {
+			return "", "", false
+		}
+		rest = rest[closing+1:]
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 {
+		return "", "", false
+	}
+	return name, fields[0], true
+}
+
+// serverSideFigure is the webhook's own mean time per request over the
+// run, or why it is unavailable.
+type serverSideFigure struct {
+	mean     time.Duration
+	requests int
+	err      error
+}
+
+func serverSide(before, after histogramTotals, err error) serverSideFigure {
+	if err != nil {
+		return serverSideFigure{err: err}
+	}
+	n := after.count - before.count
+	if n <= 0 {
+		return serverSideFigure{err: errors.New("the webhook counted no request during the run")}
+	}
+	mean := time.Duration((after.sum - before.sum) / n * float64(time.Second))
+	return serverSideFigure{mean: mean, requests: int(n)}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// summary is the distribution of one scenario's latencies.
+type summary struct {
+	p50, p90, p99, mean time.Duration
+}
+
+func summarize(lat []time.Duration) summary {
+	if len(lat) == 0 {
+		return summary{}
+	}
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	var total time.Duration
+	for _, d := range s {
+		total += d
+	}
+	at := func(p int) time.Duration { return s[(len(s)-1)*p/100] }
+	return summary{p50: at(50), p90: at(90), p99: at(99), mean: total / time.Duration(len(s))}
+}
+
+// targetWebhookOverMAP is issue 10's target for the webhook's p50 over the
+// policy's.
+const targetWebhookOverMAP = 1.15
+
+// report prints the table, the ratios and the webhook's server-side mean.
+func report(w io.Writer, results []result, server serverSideFigure) {
+	sums := map[string]summary{}
+	fmt.Fprintf(w, "%-10s %9s %9s %9s %9s %9s %6s\n", "scenario", "p50", "p90", "p99", "mean", "p50/floor", "wrong")
+	for _, r := range results {
+		sums[r.name] = summarize(r.latencies)
+	}
+	floor := sums["floor"]
+	for _, r := range results {
+		s := sums[r.name]
+		fmt.Fprintf(w, "%-10s %9s %9s %9s %9s %8.2fx %6d\n", r.name, ms(s.p50), ms(s.p90), ms(s.p99), ms(s.mean),
+			ratio(s.p50, floor.p50), r.wrong)
+	}
+	webhook, policy := sums["webhook"], sums["MAP"]
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "webhook / floor: p50 %.2fx, mean %.2fx\n", ratio(webhook.p50, floor.p50), ratio(webhook.mean, floor.mean))
+	fmt.Fprintf(w, "MAP / floor:     p50 %.2fx, mean %.2fx\n", ratio(policy.p50, floor.p50), ratio(policy.mean, floor.mean))
+	fmt.Fprintf(w, "webhook / MAP:   p50 %.2fx, mean %.2fx (target: p50 <= %.2fx)\n",
+		ratio(webhook.p50, policy.p50), ratio(webhook.mean, policy.mean), targetWebhookOverMAP)
+	fmt.Fprintf(w, "webhook added over the floor: p50 %s, over the MAP: p50 %s\n",
+		ms(webhook.p50-floor.p50), ms(webhook.p50-policy.p50))
+	if server.err != nil {
+		fmt.Fprintf(w, "webhook server-side mean (%s): unavailable: %v\n", latencyMetric, server.err)
+	} else {
+		fmt.Fprintf(w, "webhook server-side mean (%s): %s over %d requests\n",
+			latencyMetric, us(server.mean), server.requests)
+	}
+	for _, r := range results {
+		if r.wrong > 0 {
+			fmt.Fprintf(w, "warning: %d answers of %s did not show the change as expected: its figures mix in other paths\n", r.wrong, r.name)
+		}
+	}
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond)) }
