@@ -24,11 +24,12 @@ func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
 		data[filepath.Base(f)] = string(src)
 	}
 	var c Compiler
-	reg, problems := c.Build([]corev1.ConfigMap{configMap("bench", data)})
-	if len(problems) != 0 || reg.Active() != 10 {
-		b.Fatalf("registry: %v", problems)
+	built := c.Build([]corev1.ConfigMap{configMap("bench", data)}, nil)
+	reg := built.Registry
+	if len(built.Problems) != 0 || reg.Active() != 10 {
+		b.Fatalf("registry: %v", built.Problems)
 	}
-	empty, _ := (&Compiler{}).Build(nil)
+	empty := (&Compiler{}).Build(nil, nil).Registry
 	raw, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		b.Fatal(err)

@@ -23,10 +23,11 @@ const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{
 func newHandler(t *testing.T, files map[string]string) *Handler {
 	t.Helper()
 	var c Compiler
-	reg, problems := c.Build([]corev1.ConfigMap{configMap("reg", files)})
-	if len(problems) != 0 {
-		t.Fatalf("problems %v", problems)
+	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
+	if len(built.Problems) != 0 {
+		t.Fatalf("problems %v", built.Problems)
 	}
+	reg := built.Registry
 	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
 }
 

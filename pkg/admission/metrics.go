@@ -31,15 +31,33 @@ type Metrics struct {
 	Requests *prometheus.CounterVec
 	// ActiveFiles is the number of patch files the registry applies.
 	ActiveFiles prometheus.Gauge
-	// FailingFiles is the number of files whose current content does not
-	// compile (some may still apply their last good version).
+	// FailingFiles is the number of files whose current content is
+	// refused: it does not compile, or it is beyond a limit (some may
+	// still apply their last good version).
 	FailingFiles prometheus.Gauge
+	// LastGoodFiles is the number of files that apply their stored last
+	// good version.
+	LastGoodFiles prometheus.Gauge
+	// OverLimitFiles is the number of files refused by each limit
+	// (LimitFiles, LimitFileSize, LimitCompiledSize).
+	OverLimitFiles *prometheus.GaugeVec
+	// EstimatedSize is the registry's estimated compiled size in bytes.
+	EstimatedSize prometheus.Gauge
+	// ConflictAnalysis is how long finding the registry's conflicts took.
+	ConflictAnalysis prometheus.Histogram
+	// StoreFiles and StoreBytes are the files and the data size of the
+	// last good store as last read; NotStoredFiles the files that apply
+	// but that the store cannot hold (set by the leader).
+	StoreFiles     prometheus.Gauge
+	StoreBytes     prometheus.Gauge
+	NotStoredFiles prometheus.Gauge
 	// CompileErrors counts compile failures of registry files.
 	CompileErrors prometheus.Counter
 	// LastSync is the time of the last successful registry sync.
 	LastSync prometheus.Gauge
 	// Conflicts is the number of fields two registry files set to
-	// different values.
+	// different values, all of them (a ConflictReport lists the first
+	// MaxConflicts).
 	Conflicts prometheus.Gauge
 	// FileApplications counts, per registry file, the objects it patched,
 	// found unchanged or failed on (result: FilePatched, FileUnchanged,
@@ -61,8 +79,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{}
 	m.newRequestMetrics()
 	m.newRegistryMetrics()
+	m.newStoreMetrics()
 	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
-		m.FileApplications, m.InternalErrors, m.Panics)
+		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
+		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
 	return m
 }
 
@@ -114,7 +134,22 @@ func (m *Metrics) newRegistryMetrics() {
 	})
 	m.FailingFiles = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "kpatch_registry_failing_files",
-		Help: "Registry files whose current content does not compile.",
+		Help: "Registry files whose current content is refused: it does not compile, or it is beyond a limit.",
+	})
+	m.LastGoodFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_last_good_files",
+		Help: "Registry files that apply their stored last good version, their current content being refused.",
+	})
+	m.OverLimitFiles = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "kpatch_registry_over_limit_files",
+		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size.",
+	}, []string{"limit"})
+	for _, l := range []string{LimitFiles, LimitFileSize, LimitCompiledSize} {
+		m.OverLimitFiles.WithLabelValues(l)
+	}
+	m.EstimatedSize = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_registry_estimated_compiled_bytes",
+		Help: "The registry's estimated compiled size: the source bytes of the versions that apply times 128.",
 	})
 	m.CompileErrors = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "kpatch_registry_compile_errors_total",
@@ -127,6 +162,30 @@ func (m *Metrics) newRegistryMetrics() {
 	m.Conflicts = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "kpatch_registry_conflicts",
 		Help: "Fields that two registry files set to different values (the later file wins).",
+	})
+	m.ConflictAnalysis = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:                            "kpatch_registry_conflict_analysis_seconds",
+		Help:                            "Time to find the registry's conflicts, after a sync that changed a file.",
+		Buckets:                         prometheus.ExponentialBucketsRange(1e-4, 100, 13),
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	})
+}
+
+// newStoreMetrics creates the metrics of the last good store.
+func (m *Metrics) newStoreMetrics() {
+	m.StoreFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_last_good_store_files",
+		Help: "Files whose last good version the store holds, as last read.",
+	})
+	m.StoreBytes = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_last_good_store_bytes",
+		Help: "Size of the last good store's data (keys and values), as last read; a ConfigMap holds 1 MiB.",
+	})
+	m.NotStoredFiles = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kpatch_last_good_not_stored_files",
+		Help: "Files that apply but whose version the last good store cannot hold (set by the leader).",
 	})
 }
 
@@ -187,5 +246,62 @@ func (m *Metrics) internalError(reason string) {
 func (m *Metrics) panic(scope string) {
 	if m != nil {
 		m.Panics.WithLabelValues(scope).Inc()
+	}
+}
+
+// registrySynced records the state of a registry just swapped in, and of
+// the store it was built with.
+func (m *Metrics) registrySynced(reg *Registry, stored *LastGood, store *LastGoodStore) {
+	if m == nil {
+		return
+	}
+	failing, lastGood := 0, 0
+	over := map[string]int{LimitFiles: 0, LimitFileSize: 0, LimitCompiledSize: 0}
+	active := make([]string, 0, len(reg.active))
+	for _, f := range reg.files {
+		if f.Err != nil {
+			failing++
+			if l := limitOf(f.Err); l != "" {
+				over[l]++
+			}
+		}
+		if f.LastGood {
+			lastGood++
+		}
+		if f.Patch != nil {
+			active = append(active, f.Patch.Name())
+		}
+	}
+	m.SetFiles(active)
+	m.ActiveFiles.Set(float64(len(active)))
+	m.FailingFiles.Set(float64(failing))
+	m.LastGoodFiles.Set(float64(lastGood))
+	for l, n := range over {
+		m.OverLimitFiles.WithLabelValues(l).Set(float64(n))
+	}
+	m.EstimatedSize.Set(float64(reg.EstimatedSize()))
+	m.LastSync.SetToCurrentTime()
+	if store != nil {
+		m.StoreFiles.Set(float64(stored.Len()))
+		m.StoreBytes.Set(float64(store.Size()))
+	}
+}
+
+func (m *Metrics) conflictsFound(r *ConflictReport, took time.Duration) {
+	if m != nil {
+		m.Conflicts.Set(float64(r.Total))
+		m.ConflictAnalysis.Observe(took.Seconds())
+	}
+}
+
+func (m *Metrics) compileError() {
+	if m != nil {
+		m.CompileErrors.Inc()
+	}
+}
+
+func (m *Metrics) setNotStored(n int) {
+	if m != nil {
+		m.NotStoredFiles.Set(float64(n))
 	}
 }

@@ -66,6 +66,8 @@ var modes = []struct {
 		"registry": map[string]any{"example": true},
 	}},
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
+	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
+		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"}}},
 	{"closed-doors", map[string]any{
 		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
 		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},
@@ -183,6 +185,9 @@ func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
 		"mistyped policy":          {"networkPolicy": map[string]any{"enabled": "true"}},
 		"bad webhook peer":         {"networkPolicy": map[string]any{"webhookFrom": []any{map[string]any{"everyone": true}}}},
 		"bad reader subject":       {"metrics": map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "Robot", "name": "r"}}}}},
+		"bad file size":            {"registry": map[string]any{"maxFileSize": "1 MB"}},
+		"negative file count":      {"registry": map[string]any{"maxFiles": -1}},
+		"mistyped election":        {"leaderElection": map[string]any{"enabled": "yes"}},
 	} {
 		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
 		if err == nil {
@@ -281,9 +286,47 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"KpatchRegistryCompileErrors": "kpatch_registry_failing_files",
 		"KpatchFileFailing":           `sum by (file) (increase(kpatch_file_applications_total{namespace="kpatch-system",result="failed"}[15m])) > 0`,
 		"KpatchInternalErrors":        "kpatch_internal_errors_total",
+		"KpatchRegistryOverLimit":     `max by (limit) (kpatch_registry_over_limit_files{namespace="kpatch-system"}) > 0`,
+		"KpatchLastGoodNotStored":     `max(kpatch_last_good_not_stored_files{namespace="kpatch-system"}) > 0`,
 	} {
 		if !strings.Contains(got[name], want) {
 			t.Errorf("alert %s: %q, want %q", name, got[name], want)
+		}
+	}
+}
+
+// TestReplicasAgree: the replicas elect a leader with a Lease of their
+// own, which writes the last good ConfigMap the chart installs, empty and
+// without the registry's label; the registry's limits reach the flags.
+func TestReplicasAgree(t *testing.T) {
+	for _, m := range modes {
+		objs := render(t, m.values)
+		args := containerArgs(t, objs)
+		want := []string{"--leader-elect=true", "--leader-election-id=kpatch-webhook", "--last-good-configmap=kpatch-webhook-last-good",
+			"--max-registry-files=10000", "--max-file-size=1Mi", "--max-compiled-size=128Mi"}
+		if m.name == "single-replica" {
+			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi"}
+		}
+		for _, a := range want {
+			if !slices.Contains(args, a) {
+				t.Errorf("%s: no %s in %v", m.name, a, args)
+			}
+		}
+		var store *corev1.ConfigMap
+		for name, cm := range all[corev1.ConfigMap](t, objs, "ConfigMap") {
+			if name == "kpatch-webhook-last-good" {
+				store = cm
+			}
+		}
+		if store == nil || store.Namespace != namespace || len(store.Data) != 0 || store.Labels["kpatch.dev/registry"] != "" {
+			t.Errorf("%s: the last good ConfigMap %+v", m.name, store)
+		}
+		leases := false
+		for _, r := range typed[rbacv1.Role](t, objs, "Role").Rules {
+			leases = leases || slices.Contains(r.Resources, "leases") && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"})
+		}
+		if leases != (m.name != "single-replica") {
+			t.Errorf("%s: the Role grants the Lease: %v", m.name, leases)
 		}
 	}
 }
@@ -339,6 +382,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			for _, res := range r.Resources {
 				switch {
 				case res == "configmaps" && slices.Equal(r.Verbs, []string{"get", "list", "watch"}):
+				case res == "configmaps" && slices.Equal(r.Verbs, []string{"update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-last-good"}):
+				case res == "leases" && m.name != "single-replica" && r.APIGroups[0] == "coordination.k8s.io" &&
+					(slices.Equal(r.Verbs, []string{"get", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"}) || slices.Equal(r.Verbs, []string{"create"})):
 				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
 				case res == "secrets" && m.name == "self-managed-tls" && (len(r.ResourceNames) == 1 || slices.Equal(r.Verbs, []string{"create"})):
 				default:

@@ -31,6 +31,8 @@ var (
 	env     *cluster.Cluster
 	webhook *cluster.Webhook
 	logs    lockedBuffer
+	// webhookBin is the built webhook binary, for tests that start more.
+	webhookBin string
 )
 
 func TestMain(m *testing.M) {
@@ -51,12 +53,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
-	bin, err := env.BuildWebhook()
-	if err != nil {
+	if webhookBin, err = env.BuildWebhook(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if webhook, err = env.StartWebhook(ctx, bin, 0, &logs); err != nil {
+	if webhook, err = env.StartWebhook(ctx, webhookBin, 0, &logs); err != nil {
 		fmt.Fprintln(os.Stderr, err, "\n", logs.String())
 		return 1
 	}

@@ -41,3 +41,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "kpatch.caSecret" -}}
 {{ .Values.tls.selfManaged.secretName | default (printf "%s-ca" (include "kpatch.fullname" .)) }}
 {{- end -}}
+
+{{/* The ConfigMap of the last good versions: never labelled as the registry. */}}
+{{- define "kpatch.lastGoodConfigMap" -}}
+{{ include "kpatch.fullname" . }}-last-good
+{{- end -}}

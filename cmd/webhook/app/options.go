@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"kpatch.dev/kpatch/pkg/admission"
@@ -45,6 +47,12 @@ type Options struct {
 	TLSSecretName            string
 	TLSDNSNames              []string
 	WebhookConfigurationName string
+	LeaderElect              bool
+	LeaderElectionID         string
+	LastGoodConfigMap        string
+	MaxRegistryFiles         int
+	MaxFileSize              string
+	MaxCompiledSize          string
 	Zap                      zap.Options
 }
 
@@ -61,8 +69,16 @@ func NewOptions() *Options {
 		ProfilingBindAddress:   "127.0.0.1:8082",
 		TLSMode:                TLSModeFiles,
 		TLSSecretName:          "kpatch-webhook-ca",
+		LeaderElectionID:       "kpatch-webhook",
+		LastGoodConfigMap:      "kpatch-webhook-last-good",
+		MaxRegistryFiles:       admission.DefaultLimits.MaxFiles,
+		MaxFileSize:            quantity(admission.DefaultLimits.MaxFileSize),
+		MaxCompiledSize:        quantity(admission.DefaultLimits.MaxCompiledSize),
 	}
 }
+
+// quantity formats a byte count as a Kubernetes quantity (1Mi).
+func quantity(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }
 
 // AddFlags binds the options to flags of fs, with the current values as
 // defaults.
@@ -84,6 +100,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSSecretName, "tls-secret-name", o.TLSSecretName, "self-managed TLS: the Secret of the registry namespace that holds the CA")
 	fs.StringSliceVar(&o.TLSDNSNames, "tls-dns-names", o.TLSDNSNames, "self-managed TLS: comma-separated DNS names of the serving certificate (the Service's)")
 	fs.StringVar(&o.WebhookConfigurationName, "webhook-configuration-name", o.WebhookConfigurationName, "self-managed TLS: the MutatingWebhookConfiguration whose caBundle is kept current")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader among the replicas (a Lease of the registry namespace): only the leader writes the last good store and records Events; every replica serves")
+	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "name of the leader election's Lease")
+	fs.StringVar(&o.LastGoodConfigMap, "last-good-configmap", o.LastGoodConfigMap, "ConfigMap of the registry namespace that keeps the last good version of each registry file, so that every replica applies the same one; it must not carry the registry's label; empty keeps none")
+	fs.IntVar(&o.MaxRegistryFiles, "max-registry-files", o.MaxRegistryFiles, "most patch files the registry applies; the files after them in registry order (ConfigMap name, then key) do not apply; 0: no limit")
+	fs.StringVar(&o.MaxFileSize, "max-file-size", o.MaxFileSize, "largest registry file; a larger content is refused like one that does not compile; 0: no limit")
+	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
@@ -95,6 +117,7 @@ type settings struct {
 	operations []admissionv1.Operation
 	onError    admission.ErrorPolicy
 	namespace  string
+	limits     admission.Limits
 }
 
 // Validate reports every problem of the options at once.
@@ -125,6 +148,10 @@ func (o *Options) parse() (settings, error) {
 		}
 	}
 	errs = append(errs, o.validateTLS()...)
+	var limitErrs []error
+	s.limits, limitErrs = o.parseLimits()
+	errs = append(errs, limitErrs...)
+	errs = append(errs, o.validateNames()...)
 	if s.namespace = o.RegistryNamespace; s.namespace == "" {
 		s.namespace = defaultNamespace()
 	}
@@ -149,6 +176,41 @@ func (o *Options) validateTLS() []error {
 		return errs
 	}
 	return []error{fmt.Errorf("--tls-mode: %q is not %s or %s", o.TLSMode, TLSModeFiles, TLSModeSelfManaged)}
+}
+
+// parseLimits parses the registry's limits.
+func (o *Options) parseLimits() (admission.Limits, []error) {
+	var errs []error
+	l := admission.Limits{MaxFiles: o.MaxRegistryFiles}
+	if l.MaxFiles < 0 {
+		errs = append(errs, fmt.Errorf("--max-registry-files: %d is negative", l.MaxFiles))
+	}
+	for _, q := range []struct {
+		flag, value string
+		into        *int64
+	}{{"--max-file-size", o.MaxFileSize, &l.MaxFileSize}, {"--max-compiled-size", o.MaxCompiledSize, &l.MaxCompiledSize}} {
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a quantity (1Mi, 512Ki): %w", q.flag, q.value, err))
+			continue
+		}
+		if *q.into = v.Value(); *q.into < 0 {
+			errs = append(errs, fmt.Errorf("%s: %s is negative", q.flag, q.value))
+		}
+	}
+	return l, errs
+}
+
+// validateNames checks the names of the Lease and the last good store.
+func (o *Options) validateNames() []error {
+	var errs []error
+	if msgs := validation.IsDNS1123Subdomain(o.LeaderElectionID); o.LeaderElect && len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--leader-election-id: %q: %s", o.LeaderElectionID, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Subdomain(o.LastGoodConfigMap); o.LastGoodConfigMap != "" && len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--last-good-configmap: %q: %s", o.LastGoodConfigMap, strings.Join(msgs, "; ")))
+	}
+	return errs
 }
 
 func parseOperations(list []string) ([]admissionv1.Operation, error) {

@@ -39,6 +39,32 @@ func TestDefaults(t *testing.T) {
 		s.selector.String() != "kpatch.dev/registry=true" || s.namespace != "from-pod" {
 		t.Errorf("parsed defaults %+v", s)
 	}
+	if o.LeaderElect || o.LeaderElectionID != "kpatch-webhook" || o.LastGoodConfigMap != "kpatch-webhook-last-good" ||
+		o.MaxRegistryFiles != 10000 || o.MaxFileSize != "1Mi" || o.MaxCompiledSize != "128Mi" {
+		t.Errorf("defaults %+v", o)
+	}
+	if s.limits != admission.DefaultLimits {
+		t.Errorf("limits %+v", s.limits)
+	}
+}
+
+func TestRegistryFlags(t *testing.T) {
+	o := parse(t, "--leader-elect", "--leader-election-id=kpatch-lease", "--last-good-configmap=kept", "--max-registry-files=50",
+		"--max-file-size=256Ki", "--max-compiled-size=1Gi")
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.LeaderElect || o.LeaderElectionID != "kpatch-lease" || o.LastGoodConfigMap != "kept" {
+		t.Errorf("options %+v", o)
+	}
+	if s.limits != (admission.Limits{MaxFiles: 50, MaxFileSize: 256 << 10, MaxCompiledSize: 1 << 30}) {
+		t.Errorf("limits %+v", s.limits)
+	}
+	// no store, no limits
+	if err := parse(t, "--last-good-configmap=", "--max-registry-files=0", "--max-file-size=0", "--max-compiled-size=0").Validate(); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestFlags(t *testing.T) {
@@ -82,6 +108,11 @@ func TestValidateRejects(t *testing.T) {
 		"profiling on the pod IP":  {[]string{"--profiling", "--profiling-bind-address=10.0.0.1:6060"}, "is not a loopback address"},
 		"profiling on all of IPv4": {[]string{"--profiling", "--profiling-bind-address=0.0.0.0:6060"}, "is not a loopback address"},
 		"profiling without a port": {[]string{"--profiling", "--profiling-bind-address=127.0.0.1"}, "--profiling-bind-address: address 127.0.0.1: missing port"},
+		"negative file count":      {[]string{"--max-registry-files=-1"}, "--max-registry-files: -1 is negative"},
+		"file size":                {[]string{"--max-file-size=1MB!"}, `--max-file-size: "1MB!" is not a quantity`},
+		"negative compiled size":   {[]string{"--max-compiled-size=-1Mi"}, "--max-compiled-size: -1Mi is negative"},
+		"store name":               {[]string{"--last-good-configmap=Last_Good"}, `--last-good-configmap: "Last_Good":`},
+		"lease name":               {[]string{"--leader-elect", "--leader-election-id=a b"}, `--leader-election-id: "a b":`},
 	} {
 		err := parse(t, c.args...).Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -60,7 +60,8 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
-		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2)
+		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2,
+		"leaderElect", o.LeaderElect, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
 	return mgr.Start(ctx)
 }
 
@@ -123,7 +124,15 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
-		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
+		// One replica, the leader, writes the last good store and records
+		// Events; every replica serves. The Lease lives in the registry
+		// namespace; the leader steps down on shutdown, so that another
+		// takes over at once during a rollout.
+		LeaderElection:                o.LeaderElect,
+		LeaderElectionID:              o.LeaderElectionID,
+		LeaderElectionNamespace:       s.namespace,
+		LeaderElectionReleaseOnCancel: true,
+		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
 		}},
@@ -138,9 +147,17 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Client:    mgr.GetClient(),
 		Namespace: s.namespace,
 		Selector:  s.selector,
+		Limits:    s.limits,
 		Recorder:  mgr.GetEventRecorder("kpatch-webhook"),
 		Metrics:   metrics,
 		Log:       ctrl.Log.WithName("registry"),
+	}
+	if o.LastGoodConfigMap != "" {
+		store, err := admission.NewLastGoodStoreFor(mgr, s.namespace, o.LastGoodConfigMap)
+		if err != nil {
+			return err
+		}
+		watcher.Store = store
 	}
 	if err := watcher.SetupWithManager(mgr); err != nil {
 		return err

@@ -51,6 +51,9 @@ func TestManagerOptions(t *testing.T) {
 	if mo.HealthProbeBindAddress != ":8081" || mo.WebhookServer == nil {
 		t.Errorf("manager options %+v", mo)
 	}
+	if mo.LeaderElection {
+		t.Error("leader election without --leader-elect")
+	}
 	if len(mo.Cache.ByObject) != 1 {
 		t.Fatalf("cache %+v", mo.Cache)
 	}
@@ -61,6 +64,20 @@ func TestManagerOptions(t *testing.T) {
 		if _, ok := by.Namespaces["reg"]; !ok {
 			t.Errorf("the cache is not limited to the registry namespace: %v", by.Namespaces)
 		}
+	}
+}
+
+// TestManagerOptionsLeaderElection: the Lease is in the registry
+// namespace, named by --leader-election-id, released on shutdown.
+func TestManagerOptionsLeaderElection(t *testing.T) {
+	o := parse(t, "--leader-elect", "--leader-election-id=lease", "--registry-namespace=reg")
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := o.managerOptions(s, nil)
+	if !mo.LeaderElection || mo.LeaderElectionID != "lease" || mo.LeaderElectionNamespace != "reg" || !mo.LeaderElectionReleaseOnCancel {
+		t.Errorf("leader election %v %q %q %v", mo.LeaderElection, mo.LeaderElectionID, mo.LeaderElectionNamespace, mo.LeaderElectionReleaseOnCancel)
 	}
 }
 

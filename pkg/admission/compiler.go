@@ -1,0 +1,307 @@
+package admission
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// Compiler builds registries from the registry ConfigMaps and the stored
+// last good versions (LastGood). It keeps what it compiled, by file and
+// content, so that a build compiles only the files whose content changed:
+// a one-key edit compiles one file. One Build runs at a time.
+//
+// Which version of a file applies, on every replica alike: its current
+// content when it compiles within the Limits; else its stored last good
+// version, when there is one and it fits; else none. What a replica saw
+// before does not count, so a replica that starts after a broken edit
+// applies what the others apply.
+type Compiler struct {
+	Limits Limits
+
+	mu         sync.Mutex
+	generation int
+	files      map[FileRef]*fileState
+	values     map[valuesKey]*parsedValues
+	cmValues   map[string]cmValues
+}
+
+// Build is the result of one Compiler.Build.
+type Build struct {
+	Registry *Registry
+	// Problems lists the files whose state changed: newly refused (a
+	// compile error, a limit), refused again after a new edit, recovered,
+	// or now applying a different version.
+	Problems []Problem
+	// LastGood is what the store should hold after this build: the
+	// current version of every file that applies it, the stored version of
+	// every file whose current content is refused. Nil when the store
+	// holds exactly that already.
+	LastGood *LastGood
+	// Compiled counts the versions this build compiled; the others were
+	// reused.
+	Compiled int
+}
+
+// Problem is a file whose state changed in one Build.
+type Problem struct {
+	Ref       FileRef
+	ConfigMap *corev1.ConfigMap
+	// Err is why the current content is refused; nil when the file
+	// applies its current content again.
+	Err error
+	// LastGood says that the stored last good version applies instead.
+	LastGood bool
+	// LastGoodErr is why the stored last good version does not apply
+	// either, or nil.
+	LastGoodErr error
+}
+
+// fileState is what the compiler keeps of one file between builds.
+type fileState struct {
+	generation  int // the last build that saw it
+	known       bool
+	src, values string  // the content seen last
+	current     version // its compiled version, when it was compiled
+	lastGood    version // the stored version, compiled when it applies
+	status      string  // the refusal reported last, "" when none
+	fellBack    bool    // whether the last good version applied last time
+}
+
+// version is one compiled version of a file.
+type version struct {
+	compiled bool
+	src      string
+	digest   string // of src
+	values   valuesKey
+	patch    *kpatch.Patch
+	err      error
+}
+
+// valuesKey names one content of a ConfigMap's values.yaml by its digest.
+type valuesKey struct{ configMap, digest string }
+
+// parsedValues is a ConfigMap's values.yaml, parsed once for its files.
+type parsedValues struct {
+	vars *kpatch.Variables
+	err  error
+}
+
+// cmValues is the values.yaml of a ConfigMap seen last, and its digest.
+type cmValues struct{ content, digest string }
+
+// build is the state of one Build in progress.
+type build struct {
+	*Build
+	c       *Compiler
+	stored  *LastGood
+	files   []RegistryFile
+	want    []storedEntry // what the store should hold
+	changed bool          // want differs from stored
+	budget  int64
+	counted map[valuesKey]*bool // whether a values.yaml is in the estimate yet
+	values  map[valuesKey]*parsedValues
+	count   int
+}
+
+type storedEntry struct {
+	ref  FileRef
+	file StoredFile
+}
+
+// Build compiles the patch files of cms into a registry, falling back to
+// the versions of stored for files whose current content is refused.
+func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil {
+		c.files, c.cmValues = map[FileRef]*fileState{}, map[string]cmValues{}
+	}
+	c.generation++
+	b := &build{
+		Build: &Build{}, c: c, stored: stored, budget: c.Limits.MaxCompiledSize,
+		files: make([]RegistryFile, 0, len(c.files)), want: make([]storedEntry, 0, len(c.files)),
+		counted: map[valuesKey]*bool{}, values: map[valuesKey]*parsedValues{},
+	}
+	cms = slices.Clone(cms)
+	slices.SortFunc(cms, func(a, b corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
+	seenValues := make(map[string]cmValues, len(cms))
+	for i := range cms {
+		cm := &cms[i]
+		cv, ok := c.cmValues[cm.Name]
+		if values := cm.Data[ValuesKey]; !ok || cv.content != values {
+			cv = cmValues{content: values, digest: digest(values)}
+		}
+		seenValues[cm.Name] = cv
+		counted := b.countedFor(valuesKey{cm.Name, cv.digest})
+		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
+			if IsPatchKey(key) {
+				b.file(cm, key, cv, counted)
+			}
+		}
+	}
+	for ref, st := range c.files {
+		if st.generation != c.generation {
+			delete(c.files, ref)
+		}
+	}
+	c.values, c.cmValues = b.values, seenValues
+	if b.changed || len(b.want) != stored.Len() {
+		want := make(map[FileRef]StoredFile, len(b.want))
+		for _, e := range b.want {
+			want[e.ref] = e.file
+		}
+		b.LastGood = NewLastGood(want)
+	}
+	b.Registry = NewRegistry(b.files)
+	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
+	return b.Build
+}
+
+// file decides which version of one file applies; counted says whether
+// its ConfigMap's current values.yaml is in the estimate yet.
+func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *bool) {
+	ref := FileRef{ConfigMap: cm.Name, Key: key}
+	b.count++
+	st := b.c.files[ref]
+	if st == nil {
+		st = &fileState{}
+		b.c.files[ref] = st
+	}
+	st.generation = b.c.generation
+	src := cm.Data[key]
+	edited := !st.known || st.src != src || st.values != cv.content
+	st.known, st.src, st.values = true, src, cv.content
+	if max := b.c.Limits.MaxFiles; max > 0 && b.count > max {
+		st.current, st.lastGood = version{}, version{}
+		b.add(cm, st, RegistryFile{Ref: ref, Err: tooManyFiles(ref, max)}, false)
+		return
+	}
+	f := RegistryFile{Ref: ref}
+	old, hasOld := b.stored.Get(ref)
+	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{cm.Name, cv.digest}, cv.content, counted); f.Err == nil {
+		b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
+	} else if hasOld {
+		b.keep(ref, old, old, true)
+		vk := valuesKey{cm.Name, old.ValuesDigest}
+		f.Patch, f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
+		f.LastGood = f.Patch != nil
+	}
+	if !f.LastGood {
+		st.lastGood = version{}
+	}
+	b.add(cm, st, f, edited)
+}
+
+// countedFor returns whether the values.yaml of vk is in the estimate yet.
+func (b *build) countedFor(vk valuesKey) *bool {
+	c := b.counted[vk]
+	if c == nil {
+		c = new(bool)
+		b.counted[vk] = c
+	}
+	return c
+}
+
+// apply returns the compiled version of src and the values of vk (whose
+// content is values), compiling it unless v holds it already, when it fits
+// the limits; the estimate of a version that applies is taken from the
+// budget, its values.yaml's once (counted).
+func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values string, counted *bool) (*kpatch.Patch, error) {
+	lim := b.c.Limits
+	if lim.MaxFileSize > 0 && int64(len(src)) > lim.MaxFileSize {
+		*v = version{}
+		return nil, fileTooLarge(ref, int64(len(src)), lim.MaxFileSize)
+	}
+	size := estimate(src, "")
+	if !*counted {
+		size += estimate("", values)
+	}
+	if lim.MaxCompiledSize > 0 && size > b.budget {
+		*v = version{}
+		return nil, registryTooLarge(ref, size, lim.MaxCompiledSize)
+	}
+	if !v.compiled || v.values != vk || v.src != src {
+		b.Compiled++
+		*v = version{compiled: true, src: src, digest: digest(src), values: vk}
+		v.patch, v.err = b.compile(ref, src, vk, values)
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	b.budget -= size
+	*counted = true
+	return v.patch, nil
+}
+
+// compile parses and compiles one file and binds it to its ConfigMap's
+// values, parsed once per build and content.
+func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*kpatch.Patch, error) {
+	pv := b.values[vk]
+	if pv == nil {
+		if pv = b.c.values[vk]; pv == nil {
+			pv = parseValues(vk.configMap, values)
+		}
+		b.values[vk] = pv
+	}
+	if pv.err != nil {
+		return nil, pv.err
+	}
+	p, err := kpatch.ParseAndCompile(ref.String(), []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	// an undefined or mistyped variable is a compile problem of the file
+	return p.Bind(pv.vars)
+}
+
+// parseValues parses the values.yaml of a ConfigMap.
+func parseValues(configMap, content string) *parsedValues {
+	if content == "" {
+		return &parsedValues{vars: &kpatch.Variables{}}
+	}
+	vars, err := kpatch.LoadVariables([]byte(content))
+	if err != nil {
+		return &parsedValues{err: fmt.Errorf("%s/%s: %w", configMap, ValuesKey, err)}
+	}
+	return &parsedValues{vars: vars}
+}
+
+// current is the stored form of the current version v of a file: the
+// stored one (old) when it is the same version, so that an edit of
+// another key of the ConfigMap does not rewrite it.
+func (b *build) current(old StoredFile, hasOld bool, cm *corev1.ConfigMap, v *version, cv cmValues) StoredFile {
+	if hasOld && old.SourceDigest == v.digest && old.ValuesDigest == cv.digest {
+		return old
+	}
+	return StoredFile{Source: v.src, Values: cv.content, SourceDigest: v.digest, ValuesDigest: cv.digest, ResourceVersion: cm.ResourceVersion}
+}
+
+// keep records the version the store should hold for ref, which holds
+// old if hasOld.
+func (b *build) keep(ref FileRef, f, old StoredFile, hasOld bool) {
+	b.want = append(b.want, storedEntry{ref, f})
+	if !hasOld || !old.sameVersion(f) {
+		b.changed = true
+	}
+}
+
+// add appends the file to the registry and records a problem if its state
+// changed.
+func (b *build) add(cm *corev1.ConfigMap, st *fileState, f RegistryFile, edited bool) {
+	b.files = append(b.files, f)
+	status := ""
+	if f.Err != nil {
+		status = f.Err.Error()
+	}
+	if status != st.status || f.Err != nil && (edited || f.LastGood != st.fellBack) {
+		b.Problems = append(b.Problems, Problem{Ref: f.Ref, ConfigMap: cm, Err: f.Err, LastGood: f.LastGood, LastGoodErr: f.LastGoodErr})
+	}
+	st.status, st.fellBack = status, f.LastGood
+}

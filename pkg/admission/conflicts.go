@@ -1,0 +1,58 @@
+package admission
+
+import (
+	"slices"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// MaxConflicts is how many conflicts a ConflictReport keeps: the ones the
+// webhook logs and reports in Events. kpatch_registry_conflicts counts
+// them all.
+const MaxConflicts = 100
+
+// ConflictReport is the conflicts of one registry: fields that two files
+// set to different values, where the later file in registry order wins.
+// It is immutable.
+type ConflictReport struct {
+	// First are the first MaxConflicts conflicts, in the engine's order.
+	First []*kpatch.Conflict
+	// Total counts every conflict.
+	Total int
+	// active are the patches the report was computed from.
+	active []*kpatch.Patch
+}
+
+// FindConflicts finds the conflicts between the active patches of reg.
+func FindConflicts(reg *Registry) *ConflictReport {
+	all := kpatch.Conflicts(reg.active)
+	first := all
+	if len(first) > MaxConflicts {
+		first = slices.Clone(all[:MaxConflicts])
+	}
+	return &ConflictReport{First: first, Total: len(all), active: reg.active}
+}
+
+// covers reports whether r was computed from the same patches as reg
+// applies: the compiler reuses the patch of every file it did not
+// recompile, so a sync that changed no file has the same conflicts.
+func (r *ConflictReport) covers(reg *Registry) bool {
+	return r != nil && slices.Equal(r.active, reg.active)
+}
+
+// newSince returns the conflicts of r that previous did not list.
+func (r *ConflictReport) newSince(previous *ConflictReport) []*kpatch.Conflict {
+	known := map[string]bool{}
+	if previous != nil {
+		for _, c := range previous.First {
+			known[c.Error()] = true
+		}
+	}
+	var out []*kpatch.Conflict
+	for _, c := range r.First {
+		if !known[c.Error()] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package admission
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Event reasons, on the registry ConfigMap of the file concerned.
+const (
+	// ReasonPatchCompileFailed: files that stopped compiling (Warning).
+	ReasonPatchCompileFailed = "PatchCompileFailed"
+	// ReasonPatchCompiled: files that compile again (Normal).
+	ReasonPatchCompiled = "PatchCompiled"
+	// ReasonRegistryLimitExceeded: files refused by a limit (Warning).
+	ReasonRegistryLimitExceeded = "RegistryLimitExceeded"
+	// ReasonPatchConflict: new conflicts that a file of the ConfigMap
+	// wins (Warning).
+	ReasonPatchConflict = "PatchConflict"
+	// ReasonLastGoodNotStored: files whose current version the last
+	// good store cannot hold (Warning).
+	ReasonLastGoodNotStored = "LastGoodNotStored"
+)
+
+// maxNoteBytes is the most an Event's note may hold (events.k8s.io/v1).
+const maxNoteBytes = 1024
+
+// maxEventItems is how many files or conflicts one Event lists; it counts
+// the rest.
+const maxEventItems = 3
+
+// eventNote joins items into one note: the first maxEventItems, a count
+// of the rest, within maxNoteBytes.
+func eventNote(header string, items []string) string {
+	lines := []string{}
+	if header != "" {
+		lines = append(lines, header)
+	}
+	shown := items
+	if len(shown) > maxEventItems {
+		shown = shown[:maxEventItems]
+	}
+	lines = append(lines, shown...)
+	if n := len(items) - len(shown); n > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more", n))
+	}
+	return truncateNote(strings.Join(lines, "\n"))
+}
+
+// truncateNote cuts a note to maxNoteBytes, on a character boundary,
+// marking the cut.
+func truncateNote(s string) string {
+	if len(s) <= maxNoteBytes {
+		return s
+	}
+	const mark = " [...]"
+	cut := maxNoteBytes - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

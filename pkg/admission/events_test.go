@@ -1,0 +1,24 @@
+package admission
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestEventNoteFitsTheAPI: the API server refuses an Event whose note is
+// longer than 1024 bytes, and the Event is lost; a long compile error must
+// not cost its Event.
+func TestEventNoteFitsTheAPI(t *testing.T) {
+	long := strings.Repeat("é", 2000)
+	n := eventNote("header", []string{long})
+	if len(n) > maxNoteBytes || !utf8.ValidString(n) || !strings.HasSuffix(n, " [...]") || !strings.HasPrefix(n, "header\n") {
+		t.Errorf("note of %d bytes: %.40q...", len(n), n)
+	}
+	if n := eventNote("", []string{"a", "b", "c", "d", "e"}); n != "a\nb\nc\nand 2 more" {
+		t.Errorf("note %q", n)
+	}
+	if n := eventNote("", []string{"short"}); n != "short" {
+		t.Errorf("note %q", n)
+	}
+}

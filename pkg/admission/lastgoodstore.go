@@ -1,0 +1,313 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// MaxStoreBytes is the most the store's data may hold, keys and values
+// counted: what the API server accepts in one ConfigMap (1 MiB).
+const MaxStoreBytes = 1 << 20
+
+// The store's layout: one key per file, named <configmap>_<key> (a
+// ConfigMap name has no underscore) and holding the file's source as it
+// was; one key per distinct values.yaml, named values.<sha256>; and
+// index.json, which gives each file's source digest, values digest and
+// the resourceVersion of the ConfigMap it came from.
+const (
+	storeIndexKey     = "index.json"
+	storeValuesPrefix = "values."
+	storeSeparator    = "_"
+	storeFormat       = 1
+)
+
+// Errors of files whose last good version the store cannot hold, checked
+// with errors.Is.
+var (
+	ErrStoreFull    = errors.New("the last good store would exceed the 1 MiB a ConfigMap holds")
+	ErrStoreKeyName = errors.New("configmap and key are too long together for a key of the last good store (253 characters)")
+)
+
+// NotStored is a file whose current version applies but cannot be kept
+// as its last good version: if it breaks, no version of it applies.
+type NotStored struct {
+	Ref FileRef
+	Err error
+}
+
+type storeIndex struct {
+	Format int                        `json:"format"`
+	Files  map[string]storeIndexEntry `json:"files"`
+}
+
+type storeIndexEntry struct {
+	SHA256          string `json:"sha256"`
+	Values          string `json:"values"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+}
+
+// LastGoodStore keeps the last good version of each registry file in one
+// ConfigMap of the registry namespace (which must not carry the registry's
+// label). Every replica reads it; only the leader writes it. It is safe for
+// concurrent use.
+type LastGoodStore struct {
+	// Reader reads the store's ConfigMap, typically from a cache that
+	// watches it; Live reads the API server itself (the Reader when
+	// nil), to read this process's own write while the cache does not
+	// show it yet; Writer writes it.
+	Reader    client.Reader
+	Live      client.Reader
+	Writer    client.Writer
+	Namespace string
+	Name      string
+	// MaxBytes bounds the data; MaxStoreBytes when zero.
+	MaxBytes int
+	Log      logr.Logger
+
+	cache    cache.Cache // the Reader, when it is a cache that SetupWithManager watches
+	mu       sync.Mutex
+	loaded   *LastGood
+	loadedRV string
+	size     int
+	// wrote says that this process wrote the store over the version
+	// writtenOver ("" when it created it): while the Reader still shows
+	// that version, reads go to the API server.
+	wrote       bool
+	writtenOver string
+}
+
+// Load reads the stored versions; a missing store is empty. Entries whose
+// content does not match the index (an edit by hand) are ignored, with a
+// log line.
+func (s *LastGoodStore) Load(ctx context.Context) (*LastGood, error) {
+	cm, err := s.get(ctx)
+	if err != nil || cm == nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cm.ResourceVersion != "" && cm.ResourceVersion == s.loadedRV {
+		return s.loaded, nil
+	}
+	lg, problems := decodeStore(cm)
+	for _, p := range problems {
+		s.Log.Error(p, "ignored an entry of the last good store", "configMap", s.Name)
+	}
+	s.loaded, s.loadedRV, s.size = lg, cm.ResourceVersion, dataSize(cm.Data)
+	return lg, nil
+}
+
+// Size is the size of the store's data as last loaded, in bytes.
+func (s *LastGoodStore) Size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// get reads the store's ConfigMap, nil when there is none. While the
+// Reader still shows the version this process last wrote over, it reads
+// the API server: the leader's next sync must not fall back to a version
+// it has just replaced.
+func (s *LastGoodStore) get(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm, err := s.read(ctx, s.Reader)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	stale := s.wrote && (cm == nil && s.writtenOver == "" || cm != nil && cm.ResourceVersion == s.writtenOver)
+	s.wrote = stale
+	s.mu.Unlock()
+	if !stale || s.Live == nil {
+		return cm, nil
+	}
+	live, err := s.read(ctx, s.Live)
+	if err == nil && (live == nil) == (cm == nil) && (live == nil || live.ResourceVersion == cm.ResourceVersion) {
+		s.mu.Lock()
+		s.wrote = false // the write is gone: the cache is right
+		s.mu.Unlock()
+	}
+	return live, err
+}
+
+func (s *LastGoodStore) read(ctx context.Context, r client.Reader) (*corev1.ConfigMap, error) {
+	var cm corev1.ConfigMap
+	err := r.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: s.Name}, &cm)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the last good store %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return &cm, nil
+}
+
+// Save makes the store hold want, as much of it as fits: first the
+// versions it holds already, then the others in registry order. It writes
+// only when the data changes, and returns the files it could not keep.
+func (s *LastGoodStore) Save(ctx context.Context, want *LastGood) ([]NotStored, error) {
+	cm, err := s.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	have := s.decoded(cm)
+	max := s.MaxBytes
+	if max == 0 {
+		max = MaxStoreBytes
+	}
+	data, notStored := encodeStore(want, have, max)
+	over := ""
+	switch {
+	case cm == nil && len(data) == 0:
+		return notStored, nil
+	case cm == nil:
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: map[string]string{
+			"app.kubernetes.io/managed-by": "kpatch-webhook", "app.kubernetes.io/component": "last-good",
+		}}, Data: data}
+		err = s.Writer.Create(ctx, cm)
+	case !maps.Equal(cm.Data, data):
+		over, cm.Data = cm.ResourceVersion, data
+		err = s.Writer.Update(ctx, cm)
+	default:
+		return notStored, nil
+	}
+	if err != nil {
+		return notStored, fmt.Errorf("writing the last good store %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	s.mu.Lock()
+	s.wrote, s.writtenOver = true, over
+	s.mu.Unlock()
+	return notStored, nil
+}
+
+// decoded is the snapshot cm holds: the one Load read when it is the
+// same version.
+func (s *LastGoodStore) decoded(cm *corev1.ConfigMap) *LastGood {
+	if cm == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cm.ResourceVersion != "" && cm.ResourceVersion == s.loadedRV {
+		return s.loaded
+	}
+	lg, _ := decodeStore(cm)
+	return lg
+}
+
+// storeKey is the data key of a file's source.
+func storeKey(ref FileRef) string { return ref.ConfigMap + storeSeparator + ref.Key }
+
+// dataSize is what a ConfigMap's data weighs: keys and values.
+func dataSize(data map[string]string) int {
+	n := 0
+	for k, v := range data {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// decodeStore reads a store ConfigMap; entries that do not match the
+// index are left out and reported.
+func decodeStore(cm *corev1.ConfigMap) (*LastGood, []error) {
+	raw, ok := cm.Data[storeIndexKey]
+	if !ok {
+		return nil, nil
+	}
+	var idx storeIndex
+	if err := json.Unmarshal([]byte(raw), &idx); err != nil {
+		return nil, []error{fmt.Errorf("%s: %w", storeIndexKey, err)}
+	}
+	if idx.Format != storeFormat {
+		return nil, []error{fmt.Errorf("%s: format %d, not %d", storeIndexKey, idx.Format, storeFormat)}
+	}
+	files := make(map[FileRef]StoredFile, len(idx.Files))
+	var problems []error
+	for key, e := range idx.Files {
+		cmName, fileKey, ok := strings.Cut(key, storeSeparator)
+		src, hasSrc := cm.Data[key]
+		values, hasValues := cm.Data[storeValuesPrefix+e.Values]
+		switch {
+		case !ok || cmName == "" || fileKey == "":
+			problems = append(problems, fmt.Errorf("%s: not <configmap>_<key>", key))
+		case !hasSrc || digest(src) != e.SHA256:
+			problems = append(problems, fmt.Errorf("%s: the source is missing or does not match its sha256", key))
+		case !hasValues || digest(values) != e.Values:
+			problems = append(problems, fmt.Errorf("%s: its values are missing or do not match their sha256", key))
+		default:
+			files[FileRef{ConfigMap: cmName, Key: fileKey}] = StoredFile{
+				Source: src, Values: values, SourceDigest: e.SHA256, ValuesDigest: e.Values, ResourceVersion: e.ResourceVersion,
+			}
+		}
+	}
+	return NewLastGood(files), problems
+}
+
+// encodeStore lays want out as the store's data within max bytes: the
+// versions have holds first, then the others in registry order; what does
+// not fit is left out and returned.
+func encodeStore(want, have *LastGood, max int) (map[string]string, []NotStored) {
+	data := map[string]string{}
+	idx := storeIndex{Format: storeFormat, Files: map[string]storeIndexEntry{}}
+	size := len(storeIndexKey) + len(`{"format":1,"files":{}}`)
+	var notStored []NotStored
+	add := func(ref FileRef, f StoredFile) {
+		key := storeKey(ref)
+		if len(validation.IsConfigMapKey(key)) > 0 {
+			notStored = append(notStored, NotStored{Ref: ref, Err: fmt.Errorf("%s: %w", ref, ErrStoreKeyName)})
+			return
+		}
+		e := storeIndexEntry{SHA256: f.SourceDigest, Values: f.ValuesDigest, ResourceVersion: f.ResourceVersion}
+		cost := len(key) + len(f.Source) + indexEntrySize(key, e)
+		valuesKey := storeValuesPrefix + f.ValuesDigest
+		if _, ok := data[valuesKey]; !ok {
+			cost += len(valuesKey) + len(f.Values)
+		}
+		if size+cost > max {
+			notStored = append(notStored, NotStored{Ref: ref, Err: fmt.Errorf("%s: %w", ref, ErrStoreFull)})
+			return
+		}
+		size += cost
+		data[key], data[valuesKey], idx.Files[key] = f.Source, f.Values, e
+	}
+	refs := want.Refs()
+	var later []FileRef
+	for _, ref := range refs {
+		f, _ := want.Get(ref)
+		if old, ok := have.Get(ref); ok && old.sameVersion(f) {
+			add(ref, f)
+		} else {
+			later = append(later, ref)
+		}
+	}
+	for _, ref := range later {
+		f, _ := want.Get(ref)
+		add(ref, f)
+	}
+	if len(idx.Files) == 0 {
+		return map[string]string{}, notStored
+	}
+	b, _ := json.Marshal(idx) // strings and ints only: never fails
+	data[storeIndexKey] = string(b)
+	return data, notStored
+}
+
+// indexEntrySize is what an entry adds to index.json: "key":{...} and a
+// comma.
+func indexEntrySize(key string, e storeIndexEntry) int {
+	k, _ := json.Marshal(key)
+	v, _ := json.Marshal(e)
+	return len(k) + 1 + len(v) + 1
+}
