@@ -58,7 +58,7 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // undo log that takes a failed file's changes back out.
 type applier struct {
 	root   map[string]any
-	owned  []unsafe.Pointer
+	owned  map[unsafe.Pointer]struct{} // the maps and lists this call made, by address
 	undo   []undoRecord
 	images []imageWrite // image references set by parts, checked when the file is done
 }
@@ -73,9 +73,17 @@ type undoRecord struct {
 	root map[string]any // the root was this
 }
 
+// ownedKept is how many addresses an applier's set of owned containers
+// may have held and still be cleared for the next call rather than
+// dropped: clearing a map costs its capacity.
+const ownedKept = 1024
+
 func (a *applier) reset() {
-	clear(a.owned)
-	a.owned = a.owned[:0]
+	if len(a.owned) > ownedKept {
+		a.owned = nil
+	} else {
+		clear(a.owned)
+	}
 	clear(a.undo)
 	a.undo = a.undo[:0]
 	clear(a.images)
@@ -241,13 +249,19 @@ func (a *applier) rollback(mark int) {
 	a.undo = a.undo[:mark]
 }
 
+// owns reports whether this call made the map or list at p, and so may
+// change it in place.
 func (a *applier) owns(p unsafe.Pointer) bool {
-	for _, q := range a.owned {
-		if q == p {
-			return true
-		}
+	_, ok := a.owned[p]
+	return ok
+}
+
+// own records that this call made the map or list at p.
+func (a *applier) own(p unsafe.Pointer) {
+	if a.owned == nil {
+		a.owned = map[unsafe.Pointer]struct{}{}
 	}
-	return false
+	a.owned[p] = struct{}{}
 }
 
 func mapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
@@ -260,7 +274,7 @@ func (a *applier) writableMap(s slot, m map[string]any) map[string]any {
 		return m
 	}
 	c := maps.Clone(m)
-	a.owned = append(a.owned, mapPointer(c))
+	a.own(mapPointer(c))
 	a.set(s, c)
 	return c
 }
@@ -272,14 +286,14 @@ func (a *applier) writableList(s slot, l []any) []any {
 	}
 	c := make([]any, len(l))
 	copy(c, l)
-	a.owned = append(a.owned, listPointer(c))
+	a.own(listPointer(c))
 	a.set(s, c)
 	return c
 }
 
 func (a *applier) newMap() map[string]any {
 	m := map[string]any{}
-	a.owned = append(a.owned, mapPointer(m))
+	a.own(mapPointer(m))
 	return m
 }
 

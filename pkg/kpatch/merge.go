@@ -123,7 +123,7 @@ func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *prob
 	}
 	if !equalValue(out, a.root) {
 		a.set(slot{}, out)
-		a.owned = append(a.owned, mapPointer(out))
+		a.own(mapPointer(out))
 	}
 	return nil
 }

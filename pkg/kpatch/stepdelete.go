@@ -70,7 +70,7 @@ func (a *applier) removeItems(s slot, list []any, remove func(j int) bool) *prob
 			out = append(out, list[j])
 		}
 	}
-	a.owned = append(a.owned, listPointer(out))
+	a.own(listPointer(out))
 	a.set(s, out)
 	return nil
 }

@@ -65,7 +65,7 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	out = append(out, list[:pos]...)
 	out = append(out, item)
 	out = append(out, list[pos:]...)
-	a.owned = append(a.owned, listPointer(out))
+	a.own(listPointer(out))
 	a.set(s, out)
 	return nil
 }
@@ -101,7 +101,7 @@ func (x *insertStep) position(list []any, c cursor) (int, *problem) {
 // build makes the item of an insertion header from its entries.
 func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 	holder := []any{a.newMap()}
-	a.owned = append(a.owned, listPointer(holder))
+	a.own(listPointer(holder))
 	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
 		return nil, err
 	}
