@@ -20,7 +20,7 @@ type ApplyOptions struct {
 // object leaves no trace in the result; its errors (*ApplyError) are
 // returned in an ErrorList, and the other patches still apply.
 func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
-	ref := objectRef(obj, opts.Namespace)
+	ref := RefOf(obj, opts.Namespace)
 	a := appliers.Get().(*applier)
 	a.root = obj
 	var errs ErrorList
@@ -38,7 +38,10 @@ func (p *Patch) Apply(obj map[string]any, opts ApplyOptions) (map[string]any, er
 	return Apply(obj, []*Patch{p}, opts)
 }
 
-func objectRef(obj map[string]any, namespace string) ObjectRef {
+// RefOf identifies an unstructured object as Apply matches it: its
+// apiVersion, kind, metadata.name and metadata.namespace, with namespace
+// assumed when the object has none (as on an admission request).
+func RefOf(obj map[string]any, namespace string) ObjectRef {
 	ref := ObjectRef{Namespace: namespace}
 	ref.APIVersion, _ = obj["apiVersion"].(string)
 	ref.Kind, _ = obj["kind"].(string)

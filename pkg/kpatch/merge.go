@@ -110,15 +110,8 @@ func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *prob
 	if err != nil {
 		return err
 	}
-	original := deepCopyValue(a.root).(map[string]any)
-	var out map[string]any
-	if dataStruct := goTypeOf(ref); op.entry.Strategic && dataStruct != nil {
-		res, serr := strategicpatch.StrategicMergeMapPatch(original, deepCopyValue(patch).(map[string]any), dataStruct)
-		if serr != nil {
-			return op.place(errorf(ErrValue, "strategic merge patch: %v", serr))
-		}
-		out = res
-	} else if out, err = jsonMergePatch(original, patch); err != nil {
+	out, err := mergeUnderRecover(a.root, patch, op.entry.Strategic, ref)
+	if err != nil {
 		return op.place(err)
 	}
 	if !equalValue(out, a.root) {
@@ -126,6 +119,27 @@ func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *prob
 		a.own(mapPointer(out))
 	}
 	return nil
+}
+
+// mergeUnderRecover merges patch into a copy of root: a strategic merge
+// patch for kinds with Go types when strategic is set, else a JSON merge
+// patch. A panic of the merge libraries (the strategic one dereferences
+// nil on a list holding null) is a problem wrapping ErrPanic.
+func mergeUnderRecover(root, patch map[string]any, strategic bool, ref *ObjectRef) (out map[string]any, err *problem) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, panicProblem("the merge library", r)
+		}
+	}()
+	original := DeepCopy(root).(map[string]any)
+	if dataStruct := goTypeOf(ref); strategic && dataStruct != nil {
+		res, serr := strategicpatch.StrategicMergeMapPatch(original, DeepCopy(patch).(map[string]any), dataStruct)
+		if serr != nil {
+			return nil, errorf(ErrValue, "strategic merge patch: %v", serr)
+		}
+		return res, nil
+	}
+	return jsonMergePatch(original, patch)
 }
 
 // jsonMergePatch applies an RFC 7386 JSON merge patch.
@@ -222,19 +236,20 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 	return v, nil
 }
 
-// deepCopyValue copies maps and lists; scalars are shared.
-func deepCopyValue(v any) any {
+// DeepCopy copies the maps and lists of an unstructured value; scalars
+// are shared.
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = deepCopyValue(e)
+			out[k] = DeepCopy(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = deepCopyValue(e)
+			out[i] = DeepCopy(e)
 		}
 		return out
 	}
