@@ -34,3 +34,25 @@ func BenchmarkApplyLongList(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConflicts finds the conflicts of 2,000 and 20,000 one-line
+// files setting the replicas of one Deployment, each to its own value
+// (n(n-1)/2 conflicts, the first 100 kept), and of as many files setting
+// the replicas of a Deployment each (none).
+func BenchmarkConflicts(b *testing.B) {
+	for _, conflicting := range []bool{true, false} {
+		for _, n := range []int{2_000, 20_000} {
+			name := fmt.Sprintf("conflicting/%d", n)
+			if !conflicting {
+				name = fmt.Sprintf("distinct/%d", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				patches := replicaFiles(b, n, conflicting)
+				b.ReportAllocs()
+				for b.Loop() {
+					ConflictsUpTo(patches, 100)
+				}
+			})
+		}
+	}
+}

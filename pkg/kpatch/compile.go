@@ -3,6 +3,7 @@ package kpatch
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Patch is a compiled patch file. It is immutable and safe for concurrent
@@ -13,6 +14,13 @@ type Patch struct {
 	sections []*section
 	kinds    []string
 	vars     *Variables
+	lazy     *lazyFacts // shared by the patch's bindings
+}
+
+// lazyFacts are what a compiled patch computes on first use.
+type lazyFacts struct {
+	writesOnce sync.Once
+	writes     []write // the constant fields it sets, for Conflicts
 }
 
 type section struct {
@@ -71,7 +79,7 @@ var stringNode = &typeNode{kind: tString, name: "string"}
 // kinds a path or constant value that the kind's current API versions do
 // not accept. Custom resources' paths and values are not checked.
 func Compile(f *File) (*Patch, error) {
-	p := &Patch{name: f.Name, file: f}
+	p := &Patch{name: f.Name, file: f, lazy: &lazyFacts{}}
 	for _, m := range f.Merges {
 		p.addKind(&m.Target)
 		p.sections = append(p.sections, compileMerge(m))
