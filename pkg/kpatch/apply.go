@@ -124,7 +124,7 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		return errs
 	}
 	for _, op := range s.ops {
-		if e := a.run(op.planFor(ref.APIVersion, ref.Kind), p.vars); e != nil {
+		if e := a.run(s.planFor(op, ref), p.vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
 		}
 	}
