@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"context"
 	"maps"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ type ApplyOptions struct {
 	// Namespace is used for matching `namespace/` targets when the object
 	// has no metadata.namespace, as on an admission request.
 	Namespace string
+	// Budget bounds the work of the call; see Budget.
+	Budget Budget
 }
 
 // Apply applies the patches in order to obj and returns the patched
@@ -20,9 +23,14 @@ type ApplyOptions struct {
 // object leaves no trace in the result; its errors (*ApplyError) are
 // returned in an ErrorList, and the other patches still apply.
 func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
+	return apply(context.Background(), obj, patches, opts)
+}
+
+func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
 	ref := RefOf(obj, opts.Namespace)
 	a := appliers.Get().(*applier)
 	a.root = obj
+	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
 	for _, p := range patches {
 		errs = a.applyPatch(p, &ref, errs)
@@ -64,6 +72,12 @@ type applier struct {
 	owned  map[unsafe.Pointer]struct{} // the maps and lists this call made, by address
 	undo   []undoRecord
 	images []imageWrite // image references set by parts, checked when the file is done
+	meter  meter        // the budget of the call
+	// expanded is what the values built from variables of the file being
+	// applied take.
+	expanded expansion
+	// valueBytes is the size of the value the plan being run writes.
+	valueBytes int
 }
 
 type undoRecord struct {
@@ -92,6 +106,7 @@ func (a *applier) reset() {
 	clear(a.images)
 	a.images = a.images[:0]
 	a.root = nil
+	a.meter = meter{}
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -99,10 +114,19 @@ func (a *applier) reset() {
 // back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
 	mark, images, before := len(a.undo), len(a.images), len(errs)
+	a.expanded = expansion{}
+	a.meter.checkContext()
 	for _, s := range p.sections {
-		if s.target.Matches(ref) {
-			errs = a.applySection(s, ref, p, errs)
+		if !s.target.Matches(ref) {
+			continue
 		}
+		if a.meter.spent != nil {
+			if len(errs) == before { // spent before this file, or where it did not look
+				errs = append(errs, a.notApplied(s).applyError(p.name, ref))
+			}
+			break
+		}
+		errs = a.applySection(s, ref, p, errs)
 	}
 	if len(errs) == before {
 		errs = a.checkImages(images, p.name, ref, errs)
@@ -113,6 +137,14 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 	clear(a.images[images:])
 	a.images = a.images[:images]
 	return errs
+}
+
+// notApplied is the problem of a file that the budget left out, at the
+// target of its section s.
+func (a *applier) notApplied(s *section) *problem {
+	q := *a.meter.spent
+	q.msg = "not applied: " + q.msg
+	return q.at(s.targetPos.Line, s.targetPos.Column)
 }
 
 // applySection applies one section of p and appends its errors.
@@ -136,21 +168,26 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
 		return pl.err
 	}
-	val, err := pl.resolveValue(vars)
+	val, err := pl.resolveValue(vars, &a.expanded)
 	if err != nil {
 		return err.orAt(pl.line, pl.valueCol)
 	}
-	return a.walk(slot{}, pl, 0, val, vars)
+	a.setValueBytes(pl, val)
+	if err := a.walk(slot{}, pl, 0, val, vars); err != nil {
+		return err.orAt(pl.line, pl.col)
+	}
+	return nil
 }
 
-// resolveValue returns the plan's value, reading variables if it has any.
-func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
+// resolveValue returns the plan's value, reading variables if it has any;
+// ex counts the bytes such a value takes.
+func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 	t := pl.tmpl
 	if t == nil {
 		return pl.value, nil
 	}
 	if t.Tree != nil {
-		tree, err := expandTree(t.Tree, vars)
+		tree, err := expandTree(t.Tree, vars, ex)
 		if err != nil {
 			return nil, err
 		}
@@ -160,34 +197,51 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		}
 		return out, nil
 	}
-	var v any
-	if ref := t.wholeVar(); ref != nil {
-		val, err := vars.lookup(ref)
-		if err != nil {
-			return nil, err
-		}
-		v = val
-	} else {
-		var b strings.Builder
-		for _, part := range t.Parts {
-			if part.Var == nil {
-				b.WriteString(part.Text)
-				continue
-			}
-			val, err := vars.lookup(part.Var)
-			if err != nil {
-				return nil, err
-			}
-			text, _ := scalarText(val)
-			b.WriteString(text)
-		}
-		v = b.String()
+	v, err := expandTemplate(t, vars, ex)
+	if err != nil {
+		return nil, err
 	}
 	out, err := coerce(v, pl.valueLeaf(), "")
 	if err != nil {
 		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
 	}
 	return out, nil
+}
+
+// expandTemplate reads a template's variables: the variable's own value
+// for a value that is exactly one, else the text with the variables
+// spliced in, whose size is counted by ex before it is built.
+func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
+	if ref := t.wholeVar(); ref != nil {
+		val, err := vars.lookup(ref)
+		if err != nil {
+			return nil, err
+		}
+		text, _ := scalarText(val)
+		return val, ex.take(len(text))
+	}
+	texts := make([]string, len(t.Parts))
+	n := 0
+	for i, part := range t.Parts {
+		texts[i] = part.Text
+		if part.Var != nil {
+			val, err := vars.lookup(part.Var)
+			if err != nil {
+				return nil, err
+			}
+			texts[i], _ = scalarText(val)
+		}
+		n += len(texts[i])
+	}
+	if err := ex.take(n); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, text := range texts {
+		b.WriteString(text)
+	}
+	return b.String(), nil
 }
 
 // slot is a place that holds a value: a map entry, a list item, or (zero)
@@ -276,6 +330,7 @@ func (a *applier) writableMap(s slot, m map[string]any) map[string]any {
 	if a.owns(mapPointer(m)) {
 		return m
 	}
+	a.meter.count(len(m), 0)
 	c := maps.Clone(m)
 	a.own(mapPointer(c))
 	a.set(s, c)
@@ -287,6 +342,7 @@ func (a *applier) writableList(s slot, l []any) []any {
 	if len(l) == 0 || a.owns(listPointer(l)) {
 		return l
 	}
+	a.meter.count(len(l), 0)
 	c := make([]any, len(l))
 	copy(c, l)
 	a.own(listPointer(c))
@@ -302,9 +358,13 @@ func (a *applier) newMap() map[string]any {
 
 // walk performs steps[i:] of pl on the value in s.
 func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
+	if a.meter.count(1, 0); a.meter.spent != nil {
+		return a.meter.spent
+	}
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
 		if !present || !equalValue(cur, val) {
+			a.meter.count(0, a.valueBytes)
 			a.set(s, val)
 		}
 		return nil

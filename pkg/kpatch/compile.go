@@ -68,10 +68,12 @@ type plan struct {
 	build []*plan
 	// mergeKey is the field that identifies the items of the list an
 	// insertion adds to (its patchMergeKey); "" without one.
-	mergeKey  string
-	err       *problem // why this plan cannot apply to objects of this schema, placed
-	valueCol  int      // where a variable's problem is reported
-	line, col int
+	mergeKey string
+	err      *problem // why this plan cannot apply to objects of this schema, placed
+	valueCol int      // where a variable's problem is reported
+	// valueBytes is the size of the constant value as JSON text.
+	valueBytes int
+	line, col  int
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -404,7 +406,7 @@ func (pl *plan) setValue(v *Value, col int) {
 			pl.fail(col, err.prefixed(pathText(pl.steps)))
 			return
 		}
-		pl.value = val
+		pl.value, pl.valueBytes = val, jsonSize(val)
 		return
 	}
 	if !v.Quoted {
@@ -421,7 +423,7 @@ func (pl *plan) setValue(v *Value, col int) {
 		pl.fail(col, err.prefixed(pathText(pl.steps)))
 		return
 	}
-	pl.value = val
+	pl.value, pl.valueBytes = val, jsonSize(val)
 }
 
 // shared returns the plan of another version that is alike pl, or pl: the

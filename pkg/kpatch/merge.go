@@ -84,14 +84,14 @@ func (op *mergeOp) planFor(apiVersion, kind string) *mergePlan {
 
 // patchFor returns the patch of mp with its variables resolved and
 // converted.
-func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables) (map[string]any, *problem) {
+func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables, ex *expansion) (map[string]any, *problem) {
 	if mp.err != nil {
 		return nil, mp.err
 	}
 	if !op.templated {
 		return mp.patch, nil
 	}
-	tree, err := expandTree(op.entry.Patch, vars)
+	tree, err := expandTree(op.entry.Patch, vars, ex)
 	if err != nil {
 		return nil, op.place(err)
 	}
@@ -106,9 +106,12 @@ func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables) (map[string]any, *pr
 // object. The result replaces the root through the undo log, so the file
 // stays atomic.
 func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *problem {
-	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars)
+	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars, &a.expanded)
 	if err != nil {
 		return err
+	}
+	if a.meter.count(itemCount(a.root)+itemCount(patch), jsonSize(patch)); a.meter.spent != nil {
+		return op.place(a.meter.spent)
 	}
 	out, err := mergeUnderRecover(a.root, patch, op.entry.Strategic, ref)
 	if err != nil {
@@ -197,7 +200,7 @@ func treeHasVariables(v any) bool {
 
 // expandTree returns a copy of a structured value with its variables
 // resolved; a string that is exactly one variable takes its type.
-func expandTree(v any, vars *Variables) (any, *problem) {
+func expandTree(v any, vars *Variables, ex *expansion) (any, *problem) {
 	switch x := v.(type) {
 	case string:
 		if !strings.Contains(x, "${") {
@@ -211,11 +214,11 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 			return literalText(x), nil
 		}
 		t := &Value{Raw: x, Parts: parts}
-		return (&plan{tmpl: t}).resolveValue(vars)
+		return (&plan{tmpl: t}).resolveValue(vars, ex)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			r, err := expandTree(e, vars)
+			r, err := expandTree(e, vars, ex)
 			if err != nil {
 				return nil, err
 			}
@@ -225,7 +228,7 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			r, err := expandTree(e, vars)
+			r, err := expandTree(e, vars, ex)
 			if err != nil {
 				return nil, err
 			}
