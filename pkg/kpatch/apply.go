@@ -126,7 +126,9 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 			}
 			break
 		}
-		errs = a.applySection(s, ref, p, errs)
+		if errs = a.applySection(s, ref, p, errs); a.expanded.over() {
+			break
+		}
 	}
 	if len(errs) == before {
 		errs = a.checkImages(images, p.name, ref, errs)
@@ -158,6 +160,9 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 	for _, op := range s.ops {
 		if e := a.run(s.planFor(op, ref), p.vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
+			if a.meter.spent != nil || a.expanded.over() {
+				break // the file stops at its first entry past a limit
+			}
 		}
 	}
 	return errs

@@ -1,7 +1,9 @@
 package kpatch
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -19,10 +21,11 @@ func longPod(n int) map[string]any {
 }
 
 // BenchmarkApplyLongList sets a field on every container of a Pod with
-// 5,000 and 50,000 containers: the cost per container stays the same.
+// 5,000, 50,000 and 200,000 containers: the cost per container stays
+// the same.
 func BenchmarkApplyLongList(b *testing.B) {
 	p := mustPatch(b, "pull.kpatch", "[pod.*.containers]\nimagePullPolicy: Always\n")
-	for _, n := range []int{5_000, 50_000} {
+	for _, n := range []int{5_000, 50_000, 200_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			obj := longPod(n)
 			b.ReportAllocs()
@@ -54,5 +57,42 @@ func BenchmarkConflicts(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkApplyExpansion applies a file whose 100 and 1,000 entries
+// each hold a 100 KB variable: past MaxExpandedPerObject (31 entries) the
+// file fails, so 1,000 references cost what 31 do.
+func BenchmarkApplyExpansion(b *testing.B) {
+	vars := &Variables{Values: map[string]any{"big": strings.Repeat("x", 100_000)}}
+	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}}
+	for _, n := range []int{100, 1_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			p := mustPatch(b, "big.kpatch", bigValueFile(n)).WithVariables(vars)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Apply(obj, ApplyOptions{}); !errors.Is(err, ErrLimit) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParseYAMLAliases parses YAML patch files of 1,000 and 10,000
+// entries each repeating an anchored list of 100 items: past
+// MaxAliasNodes the file fails, before anything is decoded.
+func BenchmarkParseYAMLAliases(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			src := []byte(aliasBomb(n, 100))
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseYAML("bomb.yaml", src); !errors.Is(err, ErrLimit) {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

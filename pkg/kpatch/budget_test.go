@@ -112,6 +112,9 @@ func TestExpansionLimits(t *testing.T) {
 	if !errors.As(err, &ae) || !errors.Is(err, ErrLimit) || ae.Pos.Line != 33 || !equalValue(out, obj) {
 		t.Errorf("want an ApplyError wrapping ErrLimit at line 33 and the object unchanged, got %v", err)
 	}
+	if list, _ := err.(ErrorList); len(list) != 1 {
+		t.Errorf("the file goes on past the limit: %d errors", len(list))
+	}
 	twice := mustPatch(t, "twice.kpatch", "[deployment.web]\nannotations.a: ${values.big}${values.big}\n")
 	vars.Values["big"] = strings.Repeat("x", 600_000)
 	if _, err := twice.Bind(vars); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "twice.kpatch:2:16: the value built from variables would be 1200000 bytes") {

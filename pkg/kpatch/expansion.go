@@ -18,6 +18,9 @@ const (
 // file take on one object, against MaxExpandedPerObject.
 type expansion struct{ used int }
 
+// over reports whether the values have gone past MaxExpandedPerObject.
+func (e *expansion) over() bool { return e.used > MaxExpandedPerObject }
+
 // take counts n more bytes of one value built from variables.
 func (e *expansion) take(n int) *problem {
 	if n > MaxExpandedValue {
