@@ -241,16 +241,7 @@ func (d *document) objects(namespace string) []kpatch.ObjectRef {
 // objectRef identifies an object as the engine matches it: namespace is
 // assumed when the object has none.
 func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
-	ref := kpatch.ObjectRef{Namespace: namespace}
-	ref.APIVersion, _ = obj["apiVersion"].(string)
-	ref.Kind, _ = obj["kind"].(string)
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		ref.Name, _ = md["name"].(string)
-		if ns, _ := md["namespace"].(string); ns != "" {
-			ref.Namespace = ns
-		}
-	}
-	return ref
+	return kpatch.RefOf(obj, namespace)
 }
 
 // manifests are the input streams of a command: the files as written,

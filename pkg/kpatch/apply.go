@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"context"
 	"maps"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ type ApplyOptions struct {
 	// Namespace is used for matching `namespace/` targets when the object
 	// has no metadata.namespace, as on an admission request.
 	Namespace string
+	// Budget bounds the work of the call; see Budget.
+	Budget Budget
 }
 
 // Apply applies the patches in order to obj and returns the patched
@@ -20,9 +23,14 @@ type ApplyOptions struct {
 // object leaves no trace in the result; its errors (*ApplyError) are
 // returned in an ErrorList, and the other patches still apply.
 func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
-	ref := objectRef(obj, opts.Namespace)
+	return apply(context.Background(), obj, patches, opts)
+}
+
+func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
+	ref := RefOf(obj, opts.Namespace)
 	a := appliers.Get().(*applier)
 	a.root = obj
+	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
 	for _, p := range patches {
 		errs = a.applyPatch(p, &ref, errs)
@@ -38,7 +46,10 @@ func (p *Patch) Apply(obj map[string]any, opts ApplyOptions) (map[string]any, er
 	return Apply(obj, []*Patch{p}, opts)
 }
 
-func objectRef(obj map[string]any, namespace string) ObjectRef {
+// RefOf identifies an unstructured object as Apply matches it: its
+// apiVersion, kind, metadata.name and metadata.namespace, with namespace
+// assumed when the object has none (as on an admission request).
+func RefOf(obj map[string]any, namespace string) ObjectRef {
 	ref := ObjectRef{Namespace: namespace}
 	ref.APIVersion, _ = obj["apiVersion"].(string)
 	ref.Kind, _ = obj["kind"].(string)
@@ -58,9 +69,15 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // undo log that takes a failed file's changes back out.
 type applier struct {
 	root   map[string]any
-	owned  []unsafe.Pointer
+	owned  map[unsafe.Pointer]struct{} // the maps and lists this call made, by address
 	undo   []undoRecord
 	images []imageWrite // image references set by parts, checked when the file is done
+	meter  meter        // the budget of the call
+	// expanded is what the values built from variables of the file being
+	// applied take.
+	expanded expansion
+	// valueBytes is the size of the value the plan being run writes.
+	valueBytes int
 }
 
 type undoRecord struct {
@@ -73,14 +90,23 @@ type undoRecord struct {
 	root map[string]any // the root was this
 }
 
+// ownedKept is how many addresses an applier's set of owned containers
+// may have held and still be cleared for the next call rather than
+// dropped: clearing a map costs its capacity.
+const ownedKept = 1024
+
 func (a *applier) reset() {
-	clear(a.owned)
-	a.owned = a.owned[:0]
+	if len(a.owned) > ownedKept {
+		a.owned = nil
+	} else {
+		clear(a.owned)
+	}
 	clear(a.undo)
 	a.undo = a.undo[:0]
 	clear(a.images)
 	a.images = a.images[:0]
 	a.root = nil
+	a.meter = meter{}
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -88,9 +114,20 @@ func (a *applier) reset() {
 // back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
 	mark, images, before := len(a.undo), len(a.images), len(errs)
+	a.expanded = expansion{}
+	a.meter.checkContext()
 	for _, s := range p.sections {
-		if s.target.Matches(ref) {
-			errs = a.applySection(s, ref, p, errs)
+		if !s.target.Matches(ref) {
+			continue
+		}
+		if a.meter.spent != nil {
+			if len(errs) == before { // spent before this file, or where it did not look
+				errs = append(errs, a.notApplied(s).applyError(p.name, ref))
+			}
+			break
+		}
+		if errs = a.applySection(s, ref, p, errs); a.expanded.over() {
+			break
 		}
 	}
 	if len(errs) == before {
@@ -104,6 +141,14 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 	return errs
 }
 
+// notApplied is the problem of a file that the budget left out, at the
+// target of its section s.
+func (a *applier) notApplied(s *section) *problem {
+	q := *a.meter.spent
+	q.msg = "not applied: " + q.msg
+	return q.at(s.targetPos.Line, s.targetPos.Column)
+}
+
 // applySection applies one section of p and appends its errors.
 func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
 	if s.merge != nil {
@@ -113,8 +158,11 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		return errs
 	}
 	for _, op := range s.ops {
-		if e := a.run(op.planFor(ref.APIVersion, ref.Kind), p.vars); e != nil {
+		if e := a.run(s.planFor(op, ref), p.vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
+			if a.meter.spent != nil || a.expanded.over() {
+				break // the file stops at its first entry past a limit
+			}
 		}
 	}
 	return errs
@@ -125,21 +173,26 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
 		return pl.err
 	}
-	val, err := pl.resolveValue(vars)
+	val, err := pl.resolveValue(vars, &a.expanded)
 	if err != nil {
 		return err.orAt(pl.line, pl.valueCol)
 	}
-	return a.walk(slot{}, pl, 0, val, vars)
+	a.setValueBytes(pl, val)
+	if err := a.walk(slot{}, pl, 0, val, vars); err != nil {
+		return err.orAt(pl.line, pl.col)
+	}
+	return nil
 }
 
-// resolveValue returns the plan's value, reading variables if it has any.
-func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
+// resolveValue returns the plan's value, reading variables if it has any;
+// ex counts the bytes such a value takes.
+func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 	t := pl.tmpl
 	if t == nil {
 		return pl.value, nil
 	}
 	if t.Tree != nil {
-		tree, err := expandTree(t.Tree, vars)
+		tree, err := expandTree(t.Tree, vars, ex)
 		if err != nil {
 			return nil, err
 		}
@@ -149,34 +202,51 @@ func (pl *plan) resolveValue(vars *Variables) (any, *problem) {
 		}
 		return out, nil
 	}
-	var v any
-	if ref := t.wholeVar(); ref != nil {
-		val, err := vars.lookup(ref)
-		if err != nil {
-			return nil, err
-		}
-		v = val
-	} else {
-		var b strings.Builder
-		for _, part := range t.Parts {
-			if part.Var == nil {
-				b.WriteString(part.Text)
-				continue
-			}
-			val, err := vars.lookup(part.Var)
-			if err != nil {
-				return nil, err
-			}
-			text, _ := scalarText(val)
-			b.WriteString(text)
-		}
-		v = b.String()
+	v, err := expandTemplate(t, vars, ex)
+	if err != nil {
+		return nil, err
 	}
 	out, err := coerce(v, pl.valueLeaf(), "")
 	if err != nil {
 		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
 	}
 	return out, nil
+}
+
+// expandTemplate reads a template's variables: the variable's own value
+// for a value that is exactly one, else the text with the variables
+// spliced in, whose size is counted by ex before it is built.
+func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
+	if ref := t.wholeVar(); ref != nil {
+		val, err := vars.lookup(ref)
+		if err != nil {
+			return nil, err
+		}
+		text, _ := scalarText(val)
+		return val, ex.take(len(text))
+	}
+	texts := make([]string, len(t.Parts))
+	n := 0
+	for i, part := range t.Parts {
+		texts[i] = part.Text
+		if part.Var != nil {
+			val, err := vars.lookup(part.Var)
+			if err != nil {
+				return nil, err
+			}
+			texts[i], _ = scalarText(val)
+		}
+		n += len(texts[i])
+	}
+	if err := ex.take(n); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, text := range texts {
+		b.WriteString(text)
+	}
+	return b.String(), nil
 }
 
 // slot is a place that holds a value: a map entry, a list item, or (zero)
@@ -241,13 +311,19 @@ func (a *applier) rollback(mark int) {
 	a.undo = a.undo[:mark]
 }
 
+// owns reports whether this call made the map or list at p, and so may
+// change it in place.
 func (a *applier) owns(p unsafe.Pointer) bool {
-	for _, q := range a.owned {
-		if q == p {
-			return true
-		}
+	_, ok := a.owned[p]
+	return ok
+}
+
+// own records that this call made the map or list at p.
+func (a *applier) own(p unsafe.Pointer) {
+	if a.owned == nil {
+		a.owned = map[unsafe.Pointer]struct{}{}
 	}
-	return false
+	a.owned[p] = struct{}{}
 }
 
 func mapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
@@ -259,8 +335,9 @@ func (a *applier) writableMap(s slot, m map[string]any) map[string]any {
 	if a.owns(mapPointer(m)) {
 		return m
 	}
+	a.meter.count(len(m), 0)
 	c := maps.Clone(m)
-	a.owned = append(a.owned, mapPointer(c))
+	a.own(mapPointer(c))
 	a.set(s, c)
 	return c
 }
@@ -270,24 +347,29 @@ func (a *applier) writableList(s slot, l []any) []any {
 	if len(l) == 0 || a.owns(listPointer(l)) {
 		return l
 	}
+	a.meter.count(len(l), 0)
 	c := make([]any, len(l))
 	copy(c, l)
-	a.owned = append(a.owned, listPointer(c))
+	a.own(listPointer(c))
 	a.set(s, c)
 	return c
 }
 
 func (a *applier) newMap() map[string]any {
 	m := map[string]any{}
-	a.owned = append(a.owned, mapPointer(m))
+	a.own(mapPointer(m))
 	return m
 }
 
 // walk performs steps[i:] of pl on the value in s.
 func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
+	if a.meter.count(1, 0); a.meter.spent != nil {
+		return a.meter.spent
+	}
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
 		if !present || !equalValue(cur, val) {
+			a.meter.count(0, a.valueBytes)
 			a.set(s, val)
 		}
 		return nil

@@ -510,8 +510,8 @@ func TestReviewedEdgeCases(t *testing.T) {
 		t.Errorf("a missing custom resource image became %v (%v)", out["spec"], err)
 	}
 
-	if got := formatFloat(1e-7); got != "1e-7" {
-		t.Errorf("formatFloat(1e-7) = %s", got)
+	if got := FormatFloat(1e-7); got != "1e-7" {
+		t.Errorf("FormatFloat(1e-7) = %s", got)
 	}
 }
 
@@ -546,5 +546,17 @@ func TestHugeAndDeepObjects(t *testing.T) {
 	got := out["spec"].(map[string]any)["items"].([]any)
 	if got[99999].(map[string]any)["v"] != int64(-1) || got[5].(map[string]any)["name"] != "five" || items[5].(map[string]any)["name"] != "i5" {
 		t.Error("the long list was not patched as expected, or the input changed")
+	}
+}
+
+func TestRefOf(t *testing.T) {
+	obj := mustObject(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+	want := ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	if got := RefOf(obj, "shop"); got != want {
+		t.Errorf("RefOf = %+v, want %+v", got, want)
+	}
+	obj["metadata"].(map[string]any)["namespace"] = "own"
+	if got := RefOf(obj, "shop"); got.Namespace != "own" {
+		t.Errorf("the object's namespace is not kept: %+v", got)
 	}
 }

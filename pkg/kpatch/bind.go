@@ -25,12 +25,13 @@ func (p *Patch) variableProblems() ErrorList {
 			errs = append(errs, err.parseError(p.name))
 		}
 	}
+	var ex expansion // as if every entry applied to one object once
 	for _, s := range p.sections {
 		if s.merge != nil {
-			add(s.merge.variableProblem(s.checked, p.vars))
+			add(s.merge.variableProblem(s.checked, p.vars, &ex))
 		}
 		for _, op := range s.ops {
-			add(op.variableProblem(s.checked, p.vars))
+			add(op.variableProblem(s.checked, p.vars, &ex))
 		}
 	}
 	return errs
@@ -38,14 +39,16 @@ func (p *Patch) variableProblems() ErrorList {
 
 // variableProblem is the first problem of the operation's values when
 // they fail on every checked plan that compiled.
-func (op *operation) variableProblem(checked int, vars *Variables) *problem {
+func (op *operation) variableProblem(checked int, vars *Variables, ex *expansion) *problem {
 	var first *problem
 	for _, pl := range op.checkedPlans(checked) {
 		if pl.err != nil {
 			continue
 		}
-		err := pl.valueProblem(vars)
+		try := *ex
+		err := pl.valueProblem(vars, &try)
 		if err == nil {
+			*ex = try
 			return nil
 		}
 		if first == nil {
@@ -57,12 +60,12 @@ func (op *operation) variableProblem(checked int, vars *Variables) *problem {
 
 // valueProblem resolves a plan's value and those of the entries that
 // build its item, and returns the first that fails, placed.
-func (pl *plan) valueProblem(vars *Variables) *problem {
+func (pl *plan) valueProblem(vars *Variables, ex *expansion) *problem {
 	for _, q := range append([]*plan{pl}, pl.build...) {
 		if q.tmpl == nil {
 			continue
 		}
-		v, err := q.resolveValue(vars)
+		v, err := q.resolveValue(vars, ex)
 		if err == nil {
 			err = q.checkImagePart(v)
 		}
@@ -73,14 +76,16 @@ func (pl *plan) valueProblem(vars *Variables) *problem {
 	return nil
 }
 
-func (op *mergeOp) variableProblem(checked int, vars *Variables) *problem {
+func (op *mergeOp) variableProblem(checked int, vars *Variables, ex *expansion) *problem {
 	if !op.templated {
 		return nil
 	}
 	var first *problem
 	for _, mp := range op.checkedPlans(checked) {
-		_, err := op.patchFor(mp, vars)
+		try := *ex
+		_, err := op.patchFor(mp, vars, &try)
 		if err == nil {
+			*ex = try
 			return nil
 		}
 		if first == nil {

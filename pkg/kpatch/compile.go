@@ -1,8 +1,10 @@
 package kpatch
 
 import (
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Patch is a compiled patch file. It is immutable and safe for concurrent
@@ -13,11 +15,20 @@ type Patch struct {
 	sections []*section
 	kinds    []string
 	vars     *Variables
+	lazy     *lazyFacts // shared by the patch's bindings
+	size     int        // see Size
+}
+
+// lazyFacts are what a compiled patch computes on first use.
+type lazyFacts struct {
+	writesOnce sync.Once
+	writes     []write // the constant fields it sets, for Conflicts
 }
 
 type section struct {
 	target    Target
 	targetPos Position
+	kinds     []*kindSchema // the schemas of the versions the target can match
 	ops       []*operation
 	merge     *mergeOp // a strategic or JSON merge patch instead of ops
 	// checked is how many of each operation's schemas Compile and Check
@@ -27,7 +38,9 @@ type section struct {
 }
 
 // operation is one entry, or one insertion or delete header, compiled for
-// every API version of its kind that has a schema, and for kinds without.
+// every API version of its kind that has a schema (schemas: one plan for
+// each of its section's kinds; versions whose plans come out alike share
+// one), and for kinds without.
 type operation struct {
 	schemas []*plan
 	generic *plan
@@ -45,21 +58,22 @@ const (
 // plan is an operation resolved against one schema: the full path, the
 // leaf's type and the value converted to it.
 type plan struct {
-	apiVersion string // the schema's; "" for the generic plan
-	kind       string
-	steps      []step
-	act        action
-	leaf       *typeNode
-	value      any    // the converted constant
-	raw        string // the constant's text when written plain, for text fields
-	tmpl       *Value // the value, when it holds variables
-	build      []*plan
+	typed bool // resolved against a schema; false for the generic plan
+	steps []step
+	act   action
+	leaf  *typeNode
+	value any    // the converted constant
+	raw   string // the constant's text when written plain, for text fields
+	tmpl  *Value // the value, when it holds variables
+	build []*plan
 	// mergeKey is the field that identifies the items of the list an
 	// insertion adds to (its patchMergeKey); "" without one.
-	mergeKey  string
-	err       *problem // why this plan cannot apply to objects of this schema, placed
-	valueCol  int      // where a variable's problem is reported
-	line, col int
+	mergeKey string
+	err      *problem // why this plan cannot apply to objects of this schema, placed
+	valueCol int      // where a variable's problem is reported
+	// valueBytes is the size of the constant value as JSON text.
+	valueBytes int
+	line, col  int
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -71,7 +85,7 @@ var stringNode = &typeNode{kind: tString, name: "string"}
 // kinds a path or constant value that the kind's current API versions do
 // not accept. Custom resources' paths and values are not checked.
 func Compile(f *File) (*Patch, error) {
-	p := &Patch{name: f.Name, file: f}
+	p := &Patch{name: f.Name, file: f, lazy: &lazyFacts{}}
 	for _, m := range f.Merges {
 		p.addKind(&m.Target)
 		p.sections = append(p.sections, compileMerge(m))
@@ -83,6 +97,7 @@ func Compile(f *File) (*Patch, error) {
 	if errs := p.problems(); len(errs) > 0 {
 		return nil, errs
 	}
+	p.size = compiledSize(p)
 	return p, nil
 }
 
@@ -115,16 +130,19 @@ func targetSchemas(t *Target) ([]*kindSchema, int) {
 // compileSection compiles a header's entries, or its insertion or delete.
 func compileSection(s *Section) *section {
 	kinds, current := targetSchemas(&s.Target)
-	cs := &section{target: s.Target, targetPos: s.targetPos, checked: current}
+	cs := &section{target: s.Target, targetPos: s.targetPos, kinds: kinds, checked: current}
 	if cs.targetPos.Line == 0 { // a section built without the parser
 		cs.targetPos = Position{Line: s.Line, Column: s.Col}
 	}
 	compileOp := func(build func(ks *kindSchema) *plan) {
 		op := &operation{generic: build(nil)}
+		if len(kinds) > 0 {
+			op.schemas = make([]*plan, 0, len(kinds))
+		}
 		for _, ks := range kinds {
 			pl := build(ks)
-			pl.apiVersion, pl.kind = ks.apiVersion, ks.gvk.Kind
-			op.schemas = append(op.schemas, pl)
+			pl.typed = true
+			op.schemas = append(op.schemas, op.shared(pl))
 		}
 		cs.ops = append(cs.ops, op)
 	}
@@ -388,7 +406,7 @@ func (pl *plan) setValue(v *Value, col int) {
 			pl.fail(col, err.prefixed(pathText(pl.steps)))
 			return
 		}
-		pl.value = val
+		pl.value, pl.valueBytes = val, jsonSize(val)
 		return
 	}
 	if !v.Quoted {
@@ -405,15 +423,51 @@ func (pl *plan) setValue(v *Value, col int) {
 		pl.fail(col, err.prefixed(pathText(pl.steps)))
 		return
 	}
-	pl.value = val
+	pl.value, pl.valueBytes = val, jsonSize(val)
 }
 
-// planFor returns the plan for an object's API version and kind.
-func (op *operation) planFor(apiVersion, kind string) *plan {
-	for _, pl := range op.schemas {
-		if pl.apiVersion == apiVersion && pl.kind == kind {
-			return pl
+// shared returns the plan of another version that is alike pl, or pl: the
+// versions of a kind mostly share their fields' types, so that a patch
+// keeps one plan per entry rather than one per version.
+func (op *operation) shared(pl *plan) *plan {
+	for _, q := range op.schemas {
+		if q.alike(pl) {
+			return q
 		}
 	}
+	return pl
+}
+
+// alike reports whether two plans do the same: the same steps, type and
+// value. Plans that build an item are never shared.
+func (pl *plan) alike(q *plan) bool {
+	return pl.act == q.act && pl.leaf == q.leaf && pl.err == nil && q.err == nil &&
+		pl.build == nil && q.build == nil && pl.tmpl == q.tmpl && pl.raw == q.raw &&
+		pl.mergeKey == q.mergeKey && pl.line == q.line && pl.col == q.col && pl.valueCol == q.valueCol &&
+		slices.Equal(pl.steps, q.steps) && equalValue(pl.value, q.value) && sameType(pl.value, q.value)
+}
+
+// sameType reports whether two scalars have the same Go type: 3 and 3.0
+// are equal values, but a field of each type writes its own.
+func sameType(a, b any) bool {
+	return reflect.TypeOf(a) == reflect.TypeOf(b)
+}
+
+// planFor returns the plan for an object of the section's target.
+func (s *section) planFor(op *operation, ref *ObjectRef) *plan {
+	if i := s.schemaIndex(ref.APIVersion, ref.Kind); i >= 0 {
+		return op.schemas[i]
+	}
 	return op.generic
+}
+
+// schemaIndex is the index in s.kinds of an object's API version and
+// kind, or -1.
+func (s *section) schemaIndex(apiVersion, kind string) int {
+	for i, ks := range s.kinds {
+		if ks.apiVersion == apiVersion && ks.gvk.Kind == kind {
+			return i
+		}
+	}
+	return -1
 }

@@ -49,25 +49,48 @@ type write struct {
 // different files set to different constant values on objects both can
 // hit: field entries (.kpatch and YAML) and strategic merge patches, whose
 // lists are keyed by their merge keys (containers by name). Values with
-// variables, insertions and deletions are not compared.
+// variables, insertions and deletions are not compared. It returns every
+// conflict, which for n files setting one field is n(n-1)/2: a registry
+// calls ConflictsUpTo.
 func Conflicts(patches []*Patch) []*Conflict {
-	var out []*Conflict
-	seen := map[string][]write{} // path -> earlier writes
+	out, _ := ConflictsUpTo(patches, -1)
+	return out
+}
+
+// ConflictsUpTo finds the conflicts Conflicts does, in the same order, but
+// returns only the first limit of them (all of them when limit is
+// negative), and how many there are in all. Its cost is linear in the
+// number of fields the files set, plus the conflicts it returns: writes
+// are indexed by kind and full path, then by target, and counted by value.
+func ConflictsUpTo(patches []*Patch, limit int) (first []*Conflict, total int) {
+	idx := conflictIndex{}
+	seq := 0
 	for _, p := range patches {
-		mine := p.writes()
-		for _, w := range mine {
-			for _, e := range seen[w.path] {
-				if e.pos.File == w.pos.File || !mayOverlap(&e.target, &w.target) || equalValue(e.value, w.value) {
-					continue
-				}
-				out = append(out, &Conflict{Path: w.path, Earlier: e.pos, EarlierValue: e.value, Later: w.pos, LaterValue: w.value, Target: e.target, Other: w.target})
+		mine := p.constantWrites()
+		for i := range mine {
+			w := &mine[i]
+			n, b := idx.count(w)
+			total += n
+			if n > 0 && (limit < 0 || len(first) < limit) {
+				first = b.conflicts(w, first, limit)
 			}
 		}
-		for _, w := range mine {
-			seen[w.path] = append(seen[w.path], w)
+		for i := range mine {
+			idx.add(&mine[i], seq)
+			seq++
 		}
 	}
-	return out
+	return first, total
+}
+
+// constantWrites lists the constant fields the patch sets, with full
+// paths, once: compiled patches are immutable.
+func (p *Patch) constantWrites() []write {
+	if p.lazy == nil { // a patch built without Compile
+		return p.writes()
+	}
+	p.lazy.writesOnce.Do(func() { p.lazy.writes = p.writes() })
+	return p.lazy.writes
 }
 
 // writes lists the constant fields the patch sets, with full paths.

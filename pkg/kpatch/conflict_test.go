@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,4 +40,90 @@ func TestConflicts(t *testing.T) {
 	if n := len(Conflicts([]*Patch{a, a})); n != 0 {
 		t.Errorf("a file conflicts with itself: %d", n)
 	}
+}
+
+// replicaFiles is n one-line files setting the replicas of one
+// Deployment, each to its own value when conflicting, else each on its
+// own Deployment.
+func replicaFiles(tb testing.TB, n int, conflicting bool) []*Patch {
+	tb.Helper()
+	patches := make([]*Patch, n)
+	for i := range patches {
+		src := fmt.Sprintf("[deployment.app-%d]\nreplicas: 3\n", i)
+		if conflicting {
+			src = fmt.Sprintf("[deployment.web]\nreplicas: %d\n", i)
+		}
+		patches[i] = mustPatch(tb, fmt.Sprintf("f%05d.kpatch", i), src)
+	}
+	return patches
+}
+
+// TestConflictsUpTo counts every conflict of 2,000 files setting one
+// field, but keeps only the first ones, in the order Conflicts gives.
+func TestConflictsUpTo(t *testing.T) {
+	patches := replicaFiles(t, 2000, true)
+	first, total := ConflictsUpTo(patches, 10)
+	if total != 2000*1999/2 || len(first) != 10 {
+		t.Fatalf("got %d conflicts of %d, want 10 of %d", len(first), total, 2000*1999/2)
+	}
+	small := Conflicts(patches[:6])
+	for i, c := range first {
+		if c.Error() != small[i].Error() {
+			t.Errorf("conflict %d: %v, want %v", i, c, small[i])
+		}
+	}
+	if _, total := ConflictsUpTo(replicaFiles(t, 2000, false), 10); total != 0 {
+		t.Errorf("files on different Deployments conflict: %d", total)
+	}
+}
+
+// TestConflictsCountsLikeComparing checks the counts of ConflictsUpTo
+// against the conflicts Conflicts lists, on files with globs, groups,
+// namespaces, equal values and a file given twice.
+func TestConflictsCountsLikeComparing(t *testing.T) {
+	srcs := []string{
+		"[deployment.web]\nreplicas: 3\n",
+		"[deployment.web]\nreplicas: 3.0\n",
+		"[deployment.*]\nreplicas: 4\n",
+		"[shop/deployment.web]\nreplicas: 5\n",
+		"[other/deployment.web]\nreplicas: 6\n",
+		"[Deployment(apps/v1).web]\nreplicas: 7\n",
+		"[deployment(example.com).web]\nreplicas: 8\n",
+		"[deployment.api]\nreplicas: 9\n",
+		"[deployment.web]\nlabels.team: x\nreplicas: 3\n",
+	}
+	var patches []*Patch
+	for i, src := range srcs {
+		patches = append(patches, mustPatch(t, fmt.Sprintf("f%d.kpatch", i), src))
+	}
+	patches = append(patches, patches[3])
+	all := Conflicts(patches)
+	first, total := ConflictsUpTo(patches, 3)
+	if total != len(all) || len(first) != 3 {
+		t.Fatalf("ConflictsUpTo: %d of %d, Conflicts: %d", len(first), total, len(all))
+	}
+	if want := naiveConflicts(patches); total != want {
+		t.Errorf("%d conflicts, comparing every pair gives %d", total, want)
+	}
+	if total < 10 {
+		t.Errorf("too few conflicts to test anything: %d", total)
+	}
+}
+
+// naiveConflicts counts conflicts by comparing every pair of writes.
+func naiveConflicts(patches []*Patch) int {
+	var seen []write
+	n := 0
+	for _, p := range patches {
+		mine := p.writes()
+		for _, w := range mine {
+			for _, e := range seen {
+				if e.path == w.path && e.pos.File != w.pos.File && mayOverlap(&e.target, &w.target) && !equalValue(e.value, w.value) {
+					n++
+				}
+			}
+		}
+		seen = append(seen, mine...)
+	}
+	return n
 }

@@ -38,6 +38,10 @@ var (
 	// ErrNotIdempotent is a construct that changes the object again each
 	// time its file runs; Check reports it as a warning.
 	ErrNotIdempotent = errors.New("not idempotent")
+	// ErrLimit is a file beyond a limit of the format: aliases of a YAML
+	// patch file that expand too far, values built from variables that
+	// are too large (MaxExpandedValue, MaxExpandedPerObject).
+	ErrLimit = errors.New("limit exceeded")
 )
 
 // Position is a place in a patch file. Line and Column count from 1;

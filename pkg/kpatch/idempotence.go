@@ -46,7 +46,7 @@ func (pl *plan) indexDeleteWarning() *problem {
 	case *deleteItemsStep:
 		index, byIndex = last.index, last.match == nil && !last.every
 	case *indexStep:
-		index, byIndex = last.index, pl.apiVersion != "" // a list index: the schema says so
+		index, byIndex = last.index, pl.typed // a list index: the schema says so
 	}
 	if !byIndex {
 		return nil

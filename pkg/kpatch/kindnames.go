@@ -54,10 +54,11 @@ type kindName struct {
 // kindNames indexes the discovery-style names of the built-in kinds:
 // their plural resource names and short names.
 var kindNames struct {
-	once   sync.Once
-	names  map[string]kindName
-	kinds  []string        // lower-case kinds, sorted
-	groups map[string]bool // API groups of the scheme; "" is core
+	once    sync.Once
+	names   map[string]kindName
+	kinds   []string        // lower-case kinds, sorted
+	plurals []string        // the plural names of names, sorted
+	groups  map[string]bool // API groups of the scheme; "" is core
 }
 
 func loadKindNames() {
@@ -79,6 +80,11 @@ func loadKindNames() {
 		}
 	}
 	kindNames.kinds = slices.Sorted(maps.Keys(schemas.byKind))
+	for _, n := range slices.Sorted(maps.Keys(kindNames.names)) {
+		if kindNames.names[n].how == "plural" {
+			kindNames.plurals = append(kindNames.plurals, n)
+		}
+	}
 }
 
 // isBuiltinGroup reports whether an API group is one of the scheme's
@@ -108,8 +114,8 @@ func suggestKind(name string) (kind, why string, ok bool) {
 			return k, "near miss", true
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(kindNames.names)) {
-		if kindNames.names[n].how == "plural" && nearMiss(name, n) {
+	for _, n := range kindNames.plurals {
+		if nearMiss(name, n) {
 			return kindNames.names[n].kind, "near miss", true
 		}
 	}

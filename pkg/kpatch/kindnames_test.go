@@ -41,3 +41,15 @@ func TestNearMiss(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSuggestKind looks up a custom resource's kind, which resembles
+// no built-in kind: every kind and plural is compared.
+func BenchmarkSuggestKind(b *testing.B) {
+	suggestKind("warmup")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, ok := suggestKind("servicemonitor"); ok {
+			b.Fatal("servicemonitor is not a built-in kind")
+		}
+	}
+}

@@ -84,14 +84,14 @@ func (op *mergeOp) planFor(apiVersion, kind string) *mergePlan {
 
 // patchFor returns the patch of mp with its variables resolved and
 // converted.
-func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables) (map[string]any, *problem) {
+func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables, ex *expansion) (map[string]any, *problem) {
 	if mp.err != nil {
 		return nil, mp.err
 	}
 	if !op.templated {
 		return mp.patch, nil
 	}
-	tree, err := expandTree(op.entry.Patch, vars)
+	tree, err := expandTree(op.entry.Patch, vars, ex)
 	if err != nil {
 		return nil, op.place(err)
 	}
@@ -106,26 +106,43 @@ func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables) (map[string]any, *pr
 // object. The result replaces the root through the undo log, so the file
 // stays atomic.
 func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *problem {
-	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars)
+	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars, &a.expanded)
 	if err != nil {
 		return err
 	}
-	original := deepCopyValue(a.root).(map[string]any)
-	var out map[string]any
-	if dataStruct := goTypeOf(ref); op.entry.Strategic && dataStruct != nil {
-		res, serr := strategicpatch.StrategicMergeMapPatch(original, deepCopyValue(patch).(map[string]any), dataStruct)
-		if serr != nil {
-			return op.place(errorf(ErrValue, "strategic merge patch: %v", serr))
-		}
-		out = res
-	} else if out, err = jsonMergePatch(original, patch); err != nil {
+	if a.meter.count(itemCount(a.root)+itemCount(patch), jsonSize(patch)); a.meter.spent != nil {
+		return op.place(a.meter.spent)
+	}
+	out, err := mergeUnderRecover(a.root, patch, op.entry.Strategic, ref)
+	if err != nil {
 		return op.place(err)
 	}
 	if !equalValue(out, a.root) {
 		a.set(slot{}, out)
-		a.owned = append(a.owned, mapPointer(out))
+		a.own(mapPointer(out))
 	}
 	return nil
+}
+
+// mergeUnderRecover merges patch into a copy of root: a strategic merge
+// patch for kinds with Go types when strategic is set, else a JSON merge
+// patch. A panic of the merge libraries (the strategic one dereferences
+// nil on a list holding null) is a problem wrapping ErrPanic.
+func mergeUnderRecover(root, patch map[string]any, strategic bool, ref *ObjectRef) (out map[string]any, err *problem) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, panicProblem("the merge library", r)
+		}
+	}()
+	original := DeepCopy(root).(map[string]any)
+	if dataStruct := goTypeOf(ref); strategic && dataStruct != nil {
+		res, serr := strategicpatch.StrategicMergeMapPatch(original, DeepCopy(patch).(map[string]any), dataStruct)
+		if serr != nil {
+			return nil, errorf(ErrValue, "strategic merge patch: %v", serr)
+		}
+		return res, nil
+	}
+	return jsonMergePatch(original, patch)
 }
 
 // jsonMergePatch applies an RFC 7386 JSON merge patch.
@@ -183,7 +200,7 @@ func treeHasVariables(v any) bool {
 
 // expandTree returns a copy of a structured value with its variables
 // resolved; a string that is exactly one variable takes its type.
-func expandTree(v any, vars *Variables) (any, *problem) {
+func expandTree(v any, vars *Variables, ex *expansion) (any, *problem) {
 	switch x := v.(type) {
 	case string:
 		if !strings.Contains(x, "${") {
@@ -197,11 +214,11 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 			return literalText(x), nil
 		}
 		t := &Value{Raw: x, Parts: parts}
-		return (&plan{tmpl: t}).resolveValue(vars)
+		return (&plan{tmpl: t}).resolveValue(vars, ex)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			r, err := expandTree(e, vars)
+			r, err := expandTree(e, vars, ex)
 			if err != nil {
 				return nil, err
 			}
@@ -211,7 +228,7 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			r, err := expandTree(e, vars)
+			r, err := expandTree(e, vars, ex)
 			if err != nil {
 				return nil, err
 			}
@@ -222,19 +239,20 @@ func expandTree(v any, vars *Variables) (any, *problem) {
 	return v, nil
 }
 
-// deepCopyValue copies maps and lists; scalars are shared.
-func deepCopyValue(v any) any {
+// DeepCopy copies the maps and lists of an unstructured value; scalars
+// are shared.
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = deepCopyValue(e)
+			out[k] = DeepCopy(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = deepCopyValue(e)
+			out[i] = DeepCopy(e)
 		}
 		return out
 	}

@@ -55,6 +55,21 @@ func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
 // metadataPrefix is where labels and annotations live.
 var metadataPrefix = prefixSteps([]string{"metadata"})
 
+// prefixTable holds one copy of each shorthand prefix, so that the plans
+// of a kind's versions hold the same steps and can be shared.
+type prefixTable map[string][]step
+
+// prefixSteps are the field steps of a shorthand's prefix, shared with
+// every other user of the table.
+func (t prefixTable) prefixSteps(path []string) []step {
+	key := strings.Join(path, ".")
+	if steps, ok := t[key]; ok {
+		return steps
+	}
+	t[key] = prefixSteps(path)
+	return t[key]
+}
+
 // prefixSteps are the field steps of a shorthand's prefix.
 func prefixSteps(path []string) []step {
 	steps := make([]step, len(path))

@@ -103,6 +103,7 @@ func schemasFor(kind string) []*kindSchema {
 func loadSchemas() {
 	schemas.nodes = map[reflect.Type]*typeNode{}
 	schemas.byKind = map[string][]*kindSchema{}
+	interned := prefixTable{}
 	podSpec := nodeOf(reflect.TypeFor[corev1.PodSpec]())
 	for gvk, t := range scheme.Scheme.AllKnownTypes() {
 		if gvk.Version == "__internal" || strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") || gvk.Kind == "WatchEvent" || gvk.Kind == "Status" {
@@ -115,7 +116,7 @@ func loadSchemas() {
 		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
 		ks.specPaths = specPaths(root, podSpec)
 		for _, sp := range ks.specPaths {
-			ks.specSteps = append(ks.specSteps, prefixSteps(sp))
+			ks.specSteps = append(ks.specSteps, interned.prefixSteps(sp))
 		}
 		key := strings.ToLower(gvk.Kind)
 		schemas.byKind[key] = append(schemas.byKind[key], ks)

@@ -55,6 +55,7 @@ func (x *deleteItemsStep) apply(a *applier, s slot, cur any, c cursor) *problem 
 // removeItems replaces the list in s with a copy without the items that
 // remove selects, if there are any.
 func (a *applier) removeItems(s slot, list []any, remove func(j int) bool) *problem {
+	a.meter.count(2*len(list), 0)
 	n := 0
 	for j := range list {
 		if !remove(j) {
@@ -70,7 +71,7 @@ func (a *applier) removeItems(s slot, list []any, remove func(j int) bool) *prob
 			out = append(out, list[j])
 		}
 	}
-	a.owned = append(a.owned, listPointer(out))
+	a.own(listPointer(out))
 	a.set(s, out)
 	return nil
 }

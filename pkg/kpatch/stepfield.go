@@ -106,6 +106,7 @@ func (a *applier) applyField(s slot, cur any, c cursor, name string) *problem {
 // applyEveryItem performs a field step on every item of a list, each of
 // which must be a map.
 func (a *applier) applyEveryItem(s slot, list []any, c cursor, name string) *problem {
+	a.meter.count(len(list), 0)
 	for j := range list {
 		if _, ok := list[j].(map[string]any); !ok {
 			return c.fail(errorf(ErrType, "%s holds %s; it has no field %q", c.at(), describeValue(list[j]), name))

@@ -54,6 +54,7 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 		}
 		item = built
 	}
+	a.meter.count(2*len(list), a.valueBytes) // finding a twin, copying the list
 	if j := twin(list, item, c.pl.mergeKey); j >= 0 {
 		return a.updateTwin(s, list, j, c.pl, item, c.vars)
 	}
@@ -65,7 +66,7 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	out = append(out, list[:pos]...)
 	out = append(out, item)
 	out = append(out, list[pos:]...)
-	a.owned = append(a.owned, listPointer(out))
+	a.own(listPointer(out))
 	a.set(s, out)
 	return nil
 }
@@ -101,7 +102,7 @@ func (x *insertStep) position(list []any, c cursor) (int, *problem) {
 // build makes the item of an insertion header from its entries.
 func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 	holder := []any{a.newMap()}
-	a.owned = append(a.owned, listPointer(holder))
+	a.own(listPointer(holder))
 	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
 		return nil, err
 	}
@@ -111,10 +112,11 @@ func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 // applyBuild applies an insertion header's entries to the item in s.
 func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	for _, sub := range pl.build {
-		val, err := sub.resolveValue(vars)
+		val, err := sub.resolveValue(vars, &a.expanded)
 		if err != nil {
 			return err.orAt(sub.line, sub.valueCol)
 		}
+		a.setValueBytes(sub, val)
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e
 		}

@@ -121,6 +121,7 @@ func (x *allStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 // applyItems performs the steps after c on every item of list that m
 // selects (every item when m is nil). found reports whether one was.
 func (a *applier) applyItems(s slot, list []any, c cursor, m *match) (found bool, err *problem) {
+	a.meter.count(len(list), 0)
 	var l []any
 	for j := range list {
 		if m != nil && !m.matches(list[j]) {

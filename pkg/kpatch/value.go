@@ -312,17 +312,18 @@ func scalarText(v any) (string, bool) {
 	case int32:
 		return strconv.FormatInt(int64(x), 10), true
 	case float64:
-		return formatFloat(x), true
+		return FormatFloat(x), true
 	case float32:
-		return formatFloat(float64(x)), true
+		return FormatFloat(float64(x)), true
 	case json.Number:
 		return x.String(), true
 	}
 	return "", false
 }
 
-// formatFloat prints a float as encoding/json does.
-func formatFloat(f float64) string {
+// FormatFloat prints a float as encoding/json does: plain notation, and
+// exponent notation below 1e-6 and from 1e21 on (1e-7, 1e+21).
+func FormatFloat(f float64) string {
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {

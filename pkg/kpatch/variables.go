@@ -195,22 +195,25 @@ func (v *Variables) Merge(o *Variables) *Variables {
 		out.Values, out.Features = v.Values, v.Features
 	}
 	if o != nil {
-		out.Values = mergeMaps(out.Values, o.Values)
-		out.Features = mergeMaps(out.Features, o.Features)
+		out.Values = MergeMaps(out.Values, o.Values)
+		out.Features = MergeMaps(out.Features, o.Features)
 	}
 	return out
 }
 
-func mergeMaps(a, b map[string]any) map[string]any {
-	if a == nil {
-		return b
-	}
+// MergeMaps returns a with b merged in key by key: maps merge, any other
+// value of b replaces a's. Neither input is modified; the result shares
+// the values it does not merge.
+func MergeMaps(a, b map[string]any) map[string]any {
 	out := maps.Clone(a)
+	if out == nil {
+		out = make(map[string]any, len(b))
+	}
 	for k, bv := range b {
 		am, aok := out[k].(map[string]any)
 		bm, bok := bv.(map[string]any)
 		if aok && bok {
-			out[k] = mergeMaps(am, bm)
+			out[k] = MergeMaps(am, bm)
 		} else {
 			out[k] = bv
 		}

@@ -55,6 +55,10 @@ func ParseYAML(name string, src []byte) (*File, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return p.file, nil // an empty file patches nothing
 	}
+	if err := checkAliases(&doc); err != nil {
+		p.fail(nil, err)
+		return nil, p.errs
+	}
 	root := doc.Content[0]
 	if root.Kind != yaml.SequenceNode {
 		p.fail(root, errorf(ErrSyntax, "a YAML patch file is a list of entries (- target: ..., patch: ...)"))

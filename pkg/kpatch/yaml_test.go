@@ -2,6 +2,7 @@ package kpatch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,4 +109,37 @@ func FuzzParseYAML(f *testing.F) {
 			t.Fatal("a failing file changed the object")
 		}
 	})
+}
+
+// aliasBomb is a YAML patch file whose entries each refer to one
+// anchored list of width items: each alias alone is what yaml.v3's own
+// guard lets through, entries*width nodes in all.
+func aliasBomb(entries, width int) string {
+	var b strings.Builder
+	b.WriteString("- target: configmap.x\n  type: merge\n  patch:\n    data: {}\n    list: &list [")
+	for w := range width {
+		if w > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "item%d", w)
+	}
+	b.WriteString("]\n")
+	for i := range entries {
+		fmt.Fprintf(&b, "- target: configmap.x\n  type: merge\n  patch: {copy%d: *list}\n", i)
+	}
+	return b.String()
+}
+
+// TestAliasLimit counts what aliases add across a whole file: 2,000
+// entries repeating a list of 100 items are 200,000 nodes from 100 KB,
+// which yaml.v3's guard, counting each entry apart, let through.
+func TestAliasLimit(t *testing.T) {
+	_, err := ParseYAML("bomb.yaml", []byte(aliasBomb(2000, 100)))
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrLimit) || pe.Pos.String() != "bomb.yaml:2978:20" {
+		t.Fatalf("want a ParseError wrapping ErrLimit at the alias of the 991st entry (101 nodes each), got %v", err)
+	}
+	if _, err := ParseYAML("small.yaml", []byte(aliasBomb(500, 100))); err != nil {
+		t.Errorf("a few aliases: %v", err)
+	}
 }

@@ -72,7 +72,7 @@ func (s *treeSource) data(n *yaml.Node, path []string, keyLine, keyCol int) (any
 	case yaml.ScalarNode:
 		return scalarData(n)
 	}
-	return decodedData(n) // an alias: yaml.v3 guards against alias bombs
+	return decodedData(n) // an alias: ParseYAML bounds what aliases add (MaxAliasNodes)
 }
 
 func (s *treeSource) mapping(n *yaml.Node, path []string) (any, *problem) {

@@ -1,10 +1,11 @@
 package parameters
 
 import (
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // reference is a ${scope.name.key...} variable: Path[0] names the
@@ -96,22 +97,7 @@ func formatScalar(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return formatFloat(x)
+		return kpatch.FormatFloat(x)
 	}
 	return ""
-}
-
-// formatFloat writes a float as patch files do: plain notation, and
-// exponent notation for very large and very small numbers.
-func formatFloat(f float64) string {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	s := strconv.FormatFloat(f, format, -1, 64)
-	if n := len(s); format == 'e' && n >= 4 && s[n-4] == 'e' && s[n-3] == '-' && s[n-2] == '0' {
-		s = s[:n-2] + s[n-1:] // e-07 is written e-7
-	}
-	return s
 }

@@ -28,7 +28,7 @@ func (v *Values) assignUntyped(l *Layer, a *Assignment) *Error {
 	}
 	if vm, isMap := val.(map[string]any); isMap && len(a.Path) == 1 {
 		base, _ := (*m)[a.Path[0]].(map[string]any)
-		val = mergeMaps(base, vm)
+		val = kpatch.MergeMaps(base, vm)
 	}
 	*m = setPath(*m, a.Path, val)
 	return nil

@@ -152,7 +152,7 @@ func (p *Parameter) convert(a *Assignment, cur *slot) (any, *problem) {
 		return nil, prob
 	}
 	if base, ok := cur.value.(map[string]any); ok && p.typ == Object {
-		return mergeMaps(base, val.(map[string]any)), nil
+		return kpatch.MergeMaps(base, val.(map[string]any)), nil
 	}
 	return val, nil
 }
@@ -170,25 +170,6 @@ func setPath(m map[string]any, path []string, val any) map[string]any {
 	}
 	next, _ := out[path[0]].(map[string]any)
 	out[path[0]] = setPath(next, path[1:], val)
-	return out
-}
-
-// mergeMaps returns a with b merged in key by key: maps merge, any other
-// value of b replaces a's. Neither input is modified.
-func mergeMaps(a, b map[string]any) map[string]any {
-	out := maps.Clone(a)
-	if out == nil {
-		out = map[string]any{}
-	}
-	for k, bv := range b {
-		am, aok := out[k].(map[string]any)
-		bm, bok := bv.(map[string]any)
-		if aok && bok {
-			out[k] = mergeMaps(am, bm)
-		} else {
-			out[k] = bv
-		}
-	}
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"kpatch.dev/kpatch/pkg/kpatch"
 	kustomize "sigs.k8s.io/kustomize/api/filters/replacement"
 	"sigs.k8s.io/kustomize/api/types"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -128,7 +129,7 @@ func stream(b *testing.B, n int) ([]map[string]any, []byte) {
 	deploy, sources, src := benchInput(b)
 	objs := make([]map[string]any, 0, n+2)
 	for i := range n {
-		d := deepCopy(deploy).(map[string]any)
+		d := kpatch.DeepCopy(deploy).(map[string]any)
 		d["metadata"].(map[string]any)["name"] = fmt.Sprintf("web-%d", i)
 		objs = append(objs, d)
 	}

@@ -3,6 +3,8 @@ package replacement
 import (
 	"fmt"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // candidate is an object a source may select, with its id.
@@ -171,7 +173,7 @@ func (o options) splice(target, v string) string {
 // the subtree, or the scalar decoded with its own tag.
 func (v value) object() (any, *failure) {
 	if !v.isScalar() {
-		return deepCopy(v.tree), nil
+		return kpatch.DeepCopy(v.tree), nil
 	}
 	out, err := resolve(v.tag, v.text)
 	if err != nil {

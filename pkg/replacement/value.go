@@ -9,6 +9,8 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // YAML tags of the scalars of a decoded object. kustomize works on YAML
@@ -57,7 +59,7 @@ func scalarOf(x any) (tag, text string, ok bool) {
 	case int32:
 		return tagInt, strconv.FormatInt(int64(v), 10), true
 	case float64:
-		return tagFloat, formatFloat(v), true
+		return tagFloat, kpatch.FormatFloat(v), true
 	case json.Number:
 		if _, err := v.Int64(); err == nil {
 			return tagInt, v.String(), true
@@ -67,16 +69,6 @@ func scalarOf(x any) (tag, text string, ok bool) {
 		return tagNull, "null", true
 	}
 	return "", "", false
-}
-
-// formatFloat prints a float as encoding/json does.
-func formatFloat(f float64) string {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	return strconv.FormatFloat(f, format, -1, 64)
 }
 
 // resolve returns the object value of a scalar with this tag and text, as
@@ -150,7 +142,7 @@ func normalize(v any) (any, error) {
 		return float64(x), nil
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, fmt.Errorf("json: unsupported value: %s", formatFloat(x))
+			return nil, fmt.Errorf("json: unsupported value: %s", kpatch.FormatFloat(x))
 		}
 		return x, nil
 	case time.Time:
@@ -185,26 +177,6 @@ func normalize(v any) (any, error) {
 		return x, nil
 	}
 	return v, nil
-}
-
-// deepCopy copies maps and lists, so that a value copied into a target is
-// never shared with its source.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
 }
 
 // matchText is the text kustomize matches a [key=regexp] selector
