@@ -100,7 +100,12 @@ func applyFile(p *kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (o
 			out, err = obj, &PanicError{File: p.Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	return p.Apply(obj, opts)
+	out, err = p.Apply(obj, opts)
+	// the engine recovers the panics of the merge libraries itself
+	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
+		return obj, &PanicError{File: p.Name(), Value: pe.Value, Stack: pe.Stack}
+	}
+	return out, err
 }
 
 // failed returns the files that failed.
