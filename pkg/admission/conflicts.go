@@ -25,12 +25,8 @@ type ConflictReport struct {
 
 // FindConflicts finds the conflicts between the active patches of reg.
 func FindConflicts(reg *Registry) *ConflictReport {
-	all := kpatch.Conflicts(reg.active)
-	first := all
-	if len(first) > MaxConflicts {
-		first = slices.Clone(all[:MaxConflicts])
-	}
-	return &ConflictReport{First: first, Total: len(all), active: reg.active}
+	first, total := kpatch.ConflictsUpTo(reg.active, MaxConflicts)
+	return &ConflictReport{First: first, Total: total, active: reg.active}
 }
 
 // covers reports whether r was computed from the same patches as reg
