@@ -71,7 +71,7 @@ func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch
 		if !targets(p, &ref) {
 			continue
 		}
-		next, err := applyFile(p, run.out, opts)
+		next, err := applyFile(ctx, p, run.out, opts)
 		if err == nil && checkEncoding {
 			if _, eerr := jsonPatch(run.out, next); eerr != nil {
 				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
@@ -92,15 +92,17 @@ func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch
 	return run, nil
 }
 
-// applyFile applies one file, turning a panic into a *PanicError. The
+// applyFile applies one file within opts.Budget and until ctx ends (the
+// engine rolls the file back and fails it with kpatch.ErrBudget), turning
+// a panic into a *PanicError. The
 // engine never modifies its input, so obj is intact after a panic.
-func applyFile(p *kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
+func applyFile(ctx context.Context, p *kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = obj, &PanicError{File: p.Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	out, err = p.Apply(obj, opts)
+	out, err = kpatch.ApplyContext(ctx, obj, []*kpatch.Patch{p}, opts)
 	// the engine recovers the panics of the merge libraries itself
 	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
 		return obj, &PanicError{File: p.Name(), Value: pe.Value, Stack: pe.Stack}

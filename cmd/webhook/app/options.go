@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // TLS modes of --tls-mode.
@@ -53,6 +54,8 @@ type Options struct {
 	MaxRegistryFiles         int
 	MaxFileSize              string
 	MaxCompiledSize          string
+	MaxApplyItems            int
+	MaxApplyOutput           string
 	Zap                      zap.Options
 }
 
@@ -74,6 +77,8 @@ func NewOptions() *Options {
 		MaxRegistryFiles:       admission.DefaultLimits.MaxFiles,
 		MaxFileSize:            quantity(admission.DefaultLimits.MaxFileSize),
 		MaxCompiledSize:        quantity(admission.DefaultLimits.MaxCompiledSize),
+		MaxApplyItems:          admission.DefaultBudget.Items,
+		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
 	}
 }
 
@@ -105,6 +110,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LastGoodConfigMap, "last-good-configmap", o.LastGoodConfigMap, "ConfigMap of the registry namespace that keeps the last good version of each registry file, so that every replica applies the same one; it must not carry the registry's label; empty keeps none")
 	fs.IntVar(&o.MaxRegistryFiles, "max-registry-files", o.MaxRegistryFiles, "most patch files the registry applies; the files after them in registry order (ConfigMap name, then key) do not apply; 0: no limit")
 	fs.StringVar(&o.MaxFileSize, "max-file-size", o.MaxFileSize, "largest registry file; a larger content is refused like one that does not compile; 0: no limit")
+	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
+	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
@@ -118,6 +125,7 @@ type settings struct {
 	onError    admission.ErrorPolicy
 	namespace  string
 	limits     admission.Limits
+	budget     kpatch.Budget
 }
 
 // Validate reports every problem of the options at once.
@@ -138,6 +146,9 @@ func (o *Options) parse() (settings, error) {
 	}
 	if s.onError, err = admission.ParseErrorPolicy(o.OnError); err != nil {
 		errs = append(errs, fmt.Errorf("--on-error: %w", err))
+	}
+	if s.budget, err = o.parseBudget(); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: %d is not a port", o.Port))
@@ -176,6 +187,21 @@ func (o *Options) validateTLS() []error {
 		return errs
 	}
 	return []error{fmt.Errorf("--tls-mode: %q is not %s or %s", o.TLSMode, TLSModeFiles, TLSModeSelfManaged)}
+}
+
+// parseBudget parses the work one file may do on one object.
+func (o *Options) parseBudget() (kpatch.Budget, error) {
+	if o.MaxApplyItems < 1 {
+		return kpatch.Budget{}, fmt.Errorf("--max-apply-items: %d is not a positive number", o.MaxApplyItems)
+	}
+	v, err := resource.ParseQuantity(o.MaxApplyOutput)
+	if err != nil {
+		return kpatch.Budget{}, fmt.Errorf("--max-apply-output: %q is not a quantity (8Mi, 512Ki): %w", o.MaxApplyOutput, err)
+	}
+	if v.Value() < 1 {
+		return kpatch.Budget{}, fmt.Errorf("--max-apply-output: %s is not a positive size", o.MaxApplyOutput)
+	}
+	return kpatch.Budget{Items: o.MaxApplyItems, OutputBytes: int(v.Value())}, nil
 }
 
 // parseLimits parses the registry's limits.

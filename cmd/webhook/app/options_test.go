@@ -61,6 +61,12 @@ func TestRegistryFlags(t *testing.T) {
 	if s.limits != (admission.Limits{MaxFiles: 50, MaxFileSize: 256 << 10, MaxCompiledSize: 1 << 30}) {
 		t.Errorf("limits %+v", s.limits)
 	}
+	if s.budget != admission.DefaultBudget {
+		t.Errorf("default budget %+v", s.budget)
+	}
+	if s, err = parse(t, "--max-apply-items=5000", "--max-apply-output=64Ki").parse(); err != nil || s.budget.Items != 5000 || s.budget.OutputBytes != 64<<10 {
+		t.Errorf("budget %+v, %v", s.budget, err)
+	}
 	// no store, no limits
 	if err := parse(t, "--last-good-configmap=", "--max-registry-files=0", "--max-file-size=0", "--max-compiled-size=0").Validate(); err != nil {
 		t.Error(err)
@@ -111,6 +117,8 @@ func TestValidateRejects(t *testing.T) {
 		"negative file count":      {[]string{"--max-registry-files=-1"}, "--max-registry-files: -1 is negative"},
 		"file size":                {[]string{"--max-file-size=1MB!"}, `--max-file-size: "1MB!" is not a quantity`},
 		"negative compiled size":   {[]string{"--max-compiled-size=-1Mi"}, "--max-compiled-size: -1Mi is negative"},
+		"no apply items":           {[]string{"--max-apply-items=0"}, "--max-apply-items: 0 is not a positive number"},
+		"apply output":             {[]string{"--max-apply-output=lots"}, `--max-apply-output: "lots" is not a quantity`},
 		"store name":               {[]string{"--last-good-configmap=Last_Good"}, `--last-good-configmap: "Last_Good":`},
 		"lease name":               {[]string{"--leader-elect", "--leader-election-id=a b"}, `--leader-election-id: "a b":`},
 	} {

@@ -169,6 +169,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Strict:            o.Strict,
 		OnError:           s.onError,
 		Metrics:           metrics,
+		Budget:            s.budget,
 	}
 	server := mgr.GetWebhookServer()
 	server.Register("/mutate", admission.WithRequestTimeout(&webhook.Admission{Handler: handler, LogConstructor: admission.LogConstructor}))
