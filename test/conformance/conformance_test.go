@@ -3,7 +3,8 @@
 // `kpatch test` (its kpatch-test.yaml, docs/testing.md), so the project's
 // biggest suite runs through the command users run theirs with.
 //
-// A case is a directory holding:
+// A case is a directory holding (registry cases, reg*, name registry:
+// [registry.yaml], ConfigMap manifests, instead of patches: [.]):
 //
 //	kpatch-test.yaml  the suite: patches: [.] (the case's *.kpatch and YAML
 //	                  patch files, in lexical order), resources:
