@@ -164,7 +164,7 @@ func (r *lintRun) lint(found *findings) error {
 		return err
 	}
 	if r.schema != nil {
-		reportUsage(r.schema, r.schemaFile, fileReferences(files.patches()), found)
+		reportUsage(r.schema, r.schemaFile, fileReferences(syntaxTrees(files.patches())), found)
 	}
 	if len(r.manifests) == 0 {
 		return nil

@@ -15,15 +15,23 @@ type reference struct {
 	pos kpatch.Position
 }
 
+// syntaxTrees returns the syntax trees of the patches.
+func syntaxTrees(patches []*kpatch.Patch) []*kpatch.File {
+	files := make([]*kpatch.File, len(patches))
+	for i, p := range patches {
+		files[i] = p.File()
+	}
+	return files
+}
+
 // fileReferences collects the variables the files read, file by file in
 // order, each file in the order of its syntax tree: the templates of
 // entries (Value.Parts), and the strings of structured values and merge
 // patches of YAML patch files, which hold their variables as text.
-func fileReferences(patches []*kpatch.Patch) []reference {
+func fileReferences(files []*kpatch.File) []reference {
 	var refs []reference
-	for _, p := range patches {
-		f := p.File()
-		at := func(line, col int) kpatch.Position { return kpatch.Position{File: p.Name(), Line: line, Column: col} }
+	for _, f := range files {
+		at := func(line, col int) kpatch.Position { return kpatch.Position{File: f.Name, Line: line, Column: col} }
 		for _, m := range f.Merges {
 			refs = appendTreeRefs(refs, m.Patch, at(m.Line, m.Col))
 		}

@@ -80,9 +80,11 @@ func (l *stringList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// stringListOf is the list of the string p points to, if any.
+// stringListOf is the list of the string p points to, if any and not
+// empty (an empty string says "none": parameters: "" in a test leaves out
+// the suite's schema).
 func stringListOf(p *string) stringList {
-	if p == nil {
+	if p == nil || *p == "" {
 		return nil
 	}
 	return stringList{*p}
