@@ -15,12 +15,13 @@ type applyOptions struct {
 	namespace     string
 	failUnmatched bool
 	vars          variableFlags
+	registry      registryFlags
 }
 
 func newApplyCommand(s streams) *cobra.Command {
 	o := &applyOptions{}
 	cmd := &cobra.Command{
-		Use:   "apply -p FILE|DIR|- ... -f FILE|DIR|- ...",
+		Use:   "apply (-p FILE|DIR|- ... | --registry FILE|DIR ...) -f FILE|DIR|- ...",
 		Short: "Apply patch files to manifests and print the result",
 		Long: `Apply patch files to the objects of the manifests and print every object,
 patched or not, in input order: a YAML stream, or with -o json one object or a
@@ -38,10 +39,25 @@ and parameters of a registry ConfigMap laid out as a directory: pass values.yaml
 with --values). When a file fails on an object, that file leaves
 the object untouched, the other files still apply, the error goes to stderr and
 the exit code is 1. A file section whose target matches no object of the input
-is reported on stderr as a warning, or with --fail-unmatched as an error.`,
+is reported on stderr as a warning, or with --fail-unmatched as an error.
+
+A YAML patch file whose only key is replacements: holds kustomize
+replacements (docs/replacements.md): they run over all the objects of the
+input at once, the items of Lists included, in their turn among the other
+files; the first failure leaves every object as it was.
+
+With --registry, the patch files are those of registry ConfigMap manifests,
+as applied to the cluster: the ConfigMaps that --registry-selector selects,
+in name order, their patch keys in order, each bound to its ConfigMap's
+values.yaml, compiled by the webhook's own compiler. A file that does not
+compile is reported as the webhook reports it (ConfigMap/key:line:column),
+and nothing is printed. The registry's ConfigMaps carry their values:
+--registry goes without -p, --values, --set, --set-string and --parameters.`,
 		Example: `  kpatch apply -p patches/ -f app.yaml
   kustomize build overlays/prod | kpatch apply -p prod.kpatch -f - --values values.yaml
-  kpatch apply -p patches/ -f manifests/ -R --fail-unmatched -o json`,
+  kpatch apply -p patches/ -f manifests/ -R --fail-unmatched -o json
+  kpatch apply -p repl.yaml -f resources.yaml
+  kpatch apply --registry registry/ -f app.yaml`,
 		Args: noArgs("; patch files go with -p, manifests with -f"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(s) },
 	}
@@ -53,6 +69,8 @@ is reported on stderr as a warning, or with --fail-unmatched as an error.`,
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects without metadata.namespace when matching namespace/ targets")
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "a file section whose target matches no object of the input is an error (exit 1), not a warning")
 	o.vars.register(f)
+	o.registry.register(f)
+	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -62,35 +80,37 @@ is reported on stderr as a warning, or with --fail-unmatched as an error.`,
 // validate checks the command line.
 func (o *applyOptions) validate() error {
 	switch {
-	case len(o.patches) == 0:
-		return usageErrorf("at least one -p FILE is required")
+	case len(o.patches) == 0 && len(o.registry.files) == 0:
+		return usageErrorf("at least one -p FILE (or --registry FILE) is required")
 	case len(o.inputs) == 0:
 		return usageErrorf("-f FILE (or -f - for standard input) is required")
 	case o.output != "yaml" && o.output != "json":
 		return usageErrorf("-o must be yaml or json, not %q", o.output)
 	}
-	return checkStdinOnce(o.patches, o.inputs)
+	if err := o.registry.exclusive(len(o.patches) > 0, &o.vars); err != nil {
+		return err
+	}
+	return checkStdinOnce(o.patches, o.inputs, o.registry.files)
 }
 
 func (o *applyOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	vars, err := o.vars.load(stdinSource(s.in))
-	if err != nil {
-		return err
-	}
 	src := stdinSource(s.in)
-	patchFiles, err := src.expand(o.patches, patchSelection, o.recursive)
-	if err != nil {
-		return err
+	found := &findings{}
+	in, err := o.patchInput(src, found)
+	if err != nil || found.failed() {
+		found.print(s.err)
+		return orReported(err)
 	}
 	inputFiles, err := src.expand(o.inputs, manifestSelection, o.recursive)
 	if err != nil {
 		return err
 	}
-	run := applyRun{src: src, patches: patchFiles, inputs: inputFiles, vars: vars, namespace: o.namespace, failUnmatched: o.failUnmatched}
-	m, found, err := run.apply()
+	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched}
+	m, applied, err := run.apply()
+	found.list = append(found.list, applied.list...)
 	found.print(s.err)
 	if err != nil {
 		return err
@@ -106,14 +126,28 @@ func (o *applyOptions) run(s streams) error {
 	return nil
 }
 
+// patchInput reads the variables and expands the patch files, or takes
+// the registry; problems of the variables go to found.
+func (o *applyOptions) patchInput(src fileSource, found *findings) (*patchInput, error) {
+	if len(o.registry.files) > 0 {
+		files, err := src.expand(o.registry.files, manifestSelection, o.recursive)
+		return &patchInput{registry: &registryFlags{files: files, selector: o.registry.selector}}, err
+	}
+	vars, err := o.vars.load(src, found)
+	if err != nil {
+		return nil, err
+	}
+	files, err := src.expand(o.patches, patchSelection, o.recursive)
+	return &patchInput{files: files, vars: vars}, err
+}
+
 // applyRun is what apply does once its command line is read: the files
 // to read, the variables, the options of the engine. kpatch test runs it
 // for each test.
 type applyRun struct {
 	src           fileSource
-	patches       []string
+	patches       patchInput
 	inputs        []string
-	vars          *kpatch.Variables
 	namespace     string
 	failUnmatched bool
 }
@@ -124,7 +158,7 @@ type applyRun struct {
 // could not be read.
 func (r *applyRun) apply() (*manifests, *findings, error) {
 	found := &findings{}
-	patches, err := loadPatches(r.patches, r.src, r.vars, found)
+	files, err := r.patches.load(r.src, found)
 	if err != nil || found.failed() {
 		return nil, found, err
 	}
@@ -132,12 +166,7 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 	if err != nil {
 		return nil, found, err
 	}
-	opts := kpatch.ApplyOptions{Namespace: r.namespace}
-	for _, d := range m.docs {
-		if err := d.apply(patches, opts); err != nil {
-			found.error(err)
-		}
-	}
-	found.reportUnmatched(unmatchedTargets(patches, objectsOf(m.docs, r.namespace), r.failUnmatched))
+	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
+	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

@@ -59,3 +59,12 @@ func exitCode(cmd *cobra.Command, err error, stderr io.Writer) int {
 		return 1
 	}
 }
+
+// orReported returns err, or errReported when err is nil: problems
+// found (and printed) fail the command with exit code 1.
+func orReported(err error) error {
+	if err != nil {
+		return err
+	}
+	return errReported
+}

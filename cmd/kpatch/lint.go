@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/parameters"
 )
 
 // lintOptions are the flags of kpatch lint.
@@ -15,12 +16,13 @@ type lintOptions struct {
 	// failNotIdempotent makes the engine's idempotence findings errors.
 	failNotIdempotent bool
 	vars              variableFlags
+	registry          registryFlags
 }
 
 func newLintCommand(s streams) *cobra.Command {
 	o := &lintOptions{}
 	cmd := &cobra.Command{
-		Use:   "lint [-f MANIFESTS] FILE|DIR|-...",
+		Use:   "lint [-f MANIFESTS] (FILE|DIR|-... | --registry FILE|DIR ...)",
 		Short: "Check patch files without applying them",
 		Long: `Check patch files without objects: syntax; paths and values against the schema
 of every built-in kind (custom resources are not checked); with --values or
@@ -39,12 +41,24 @@ section whose target matches none of their objects: a warning, or with
 
 A directory gives its .kpatch, .yaml and .yml files, except values.yaml and
 parameters.yaml (the values and parameters of a registry ConfigMap laid out
-as a directory: pass values.yaml with --values).`,
+as a directory: pass values.yaml with --values). A replacements file (a YAML
+file whose only key is replacements:) is parsed and its problems reported.
+
+With --parameters, the schema is checked; a declared parameter that no file
+reads, or a variable that reads no declared parameter, is a warning. With
+--values or --set too, the values are checked against the schema, as apply
+checks them, and every variable of the files against them.
+
+With --registry, lint checks the patch files of registry ConfigMap manifests
+instead, compiled as the webhook compiles them (see kpatch apply --help), and
+the conflicts between them in registry order.`,
 		Example: `  kpatch lint patches/
-  kpatch lint -f manifests/ -R --fail-unmatched patches/`,
+  kpatch lint -f manifests/ -R --fail-unmatched patches/
+  kpatch lint --parameters parameters.yaml patches/
+  kpatch lint --registry registry/`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("expected one or more patch files or directories")
+			if len(args) == 0 && len(o.registry.files) == 0 {
+				return usageErrorf("expected one or more patch files or directories (or --registry FILE)")
 			}
 			return nil
 		},
@@ -57,6 +71,8 @@ as a directory: pass values.yaml with --values).`,
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "with -f, a file section whose target matches no object is an error, not a warning")
 	f.BoolVar(&o.failNotIdempotent, "fail-not-idempotent", false, "a construct that changes the object again each time its file runs is an error, not a warning")
 	o.vars.register(f)
+	o.registry.register(f)
+	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"kpatch", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -65,28 +81,18 @@ as a directory: pass values.yaml with --values).`,
 }
 
 func (o *lintOptions) run(s streams, args []string) error {
-	if err := checkStdinOnce(args, o.manifests); err != nil {
+	if err := o.registry.exclusive(len(args) > 0, &o.vars); err != nil {
+		return err
+	}
+	if err := checkStdinOnce(args, o.manifests, o.registry.files); err != nil {
 		return err
 	}
 	src := stdinSource(s.in)
-	vars, err := o.vars.load(src)
-	if err != nil {
-		return err
+	found := &findings{}
+	run, err := o.lintRun(src, args, found)
+	if err == nil && !found.failed() {
+		err = run.lint(found)
 	}
-	if o.vars.empty() {
-		vars = nil // without variables, references are not checked
-	}
-	files, err := src.expand(args, patchSelection, o.recursive)
-	if err != nil {
-		return err
-	}
-	manifestFiles, err := src.expand(o.manifests, manifestSelection, o.recursive)
-	if err != nil {
-		return err
-	}
-	run := lintRun{src: src, patches: files, manifests: manifestFiles, vars: vars, namespace: o.namespace,
-		failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
-	found, err := run.lint()
 	found.print(s.out)
 	if err != nil {
 		return err
@@ -97,52 +103,117 @@ func (o *lintOptions) run(s streams, args []string) error {
 	return nil
 }
 
+// lintRun reads the command line into a run: the patch files (or the
+// registry), the schema and the values, the manifests. Problems of the
+// schema and the values go to found.
+func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*lintRun, error) {
+	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
+	var err error
+	if run.manifests, err = src.expand(o.manifests, manifestSelection, o.recursive); err != nil {
+		return nil, err
+	}
+	if len(o.registry.files) > 0 {
+		files, err := src.expand(o.registry.files, manifestSelection, o.recursive)
+		run.patches.registry = &registryFlags{files: files, selector: o.registry.selector}
+		return run, err
+	}
+	if run.patches.files, err = src.expand(args, patchSelection, o.recursive); err != nil {
+		return nil, err
+	}
+	run.schemaFile = o.vars.parameters
+	run.patches.vars, run.schema, err = lintVariables(&o.vars, src, found)
+	return run, err
+}
+
+// lintVariables reads the schema, if any, and the values, if any:
+// without values, references are not checked (the variables are nil).
+func lintVariables(v *variableFlags, src fileSource, found *findings) (*kpatch.Variables, *parameters.Schema, error) {
+	if v.parameters == "" {
+		if v.empty() {
+			return nil, nil, nil
+		}
+		vars, err := v.load(src, found)
+		return vars, nil, err
+	}
+	schema, err := v.schema(src, found)
+	if schema == nil || v.empty() {
+		return nil, schema, err
+	}
+	vars, err := v.resolve(src, schema, found)
+	return vars, schema, err
+}
+
 // lintRun is what lint does once its command line is read. kpatch test
 // runs it for each test that lints.
 type lintRun struct {
 	src                              fileSource
-	patches, manifests               []string
-	vars                             *kpatch.Variables // nil: references not checked
+	patches                          patchInput // vars nil: references not checked
+	schema                           *parameters.Schema
+	schemaFile                       string
+	manifests                        []string
 	namespace                        string
 	failUnmatched, failNotIdempotent bool
 }
 
-// lint checks the files, and matches their targets against the objects
-// of the manifests, if any. An error is a file that could not be read.
-func (r *lintRun) lint() (*findings, error) {
-	found := &findings{}
-	patches, err := r.checkPatches(found)
-	if err != nil || len(r.manifests) == 0 {
-		return found, err
+// lint checks the files, compares them with the schema, if any, and
+// matches their targets against the objects of the manifests, if any. An
+// error is a file that could not be read.
+func (r *lintRun) lint(found *findings) error {
+	files, err := r.checkPatches(found)
+	if err != nil {
+		return err
+	}
+	if r.schema != nil {
+		reportUsage(r.schema, r.schemaFile, fileReferences(syntaxTrees(files.patches())), found)
+	}
+	if len(r.manifests) == 0 {
+		return nil
 	}
 	m, err := readManifests(r.manifests, r.src)
 	if err != nil {
-		return found, err
+		return err
 	}
-	found.reportUnmatched(unmatchedTargets(patches, objectsOf(m.docs, r.namespace), r.failUnmatched))
-	return found, nil
+	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
+	return nil
 }
 
 // checkPatches loads each file and reports its problems, then the
 // conflicts between the files, in the order given as apply takes them. It
 // returns the files that compiled.
-func (r *lintRun) checkPatches(found *findings) ([]*kpatch.Patch, error) {
-	var all []*kpatch.Patch
-	for _, name := range r.patches {
-		patches, err := loadPatches([]string{name}, r.src, r.vars, found)
+func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
+	var all patchFiles
+	if r.patches.registry != nil {
+		files, err := r.patches.load(r.src, found)
 		if err != nil {
 			return nil, err
 		}
-		if len(patches) == 0 {
-			continue
+		for _, f := range files {
+			r.check(f, found)
 		}
-		for _, e := range patches[0].Check() {
-			found.reportCheck(e, r.failNotIdempotent)
-		}
-		all = append(all, patches[0])
+		all = files
 	}
-	for _, c := range kpatch.Conflicts(all) {
+	for _, name := range r.patches.files {
+		files, err := loadPatches([]string{name}, r.src, r.patches.vars, found)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			r.check(f, found)
+		}
+		all = append(all, files...)
+	}
+	for _, c := range kpatch.Conflicts(all.patches()) {
 		found.error(c)
 	}
 	return all, nil
+}
+
+// check reports what Patch.Check finds in a patch file.
+func (r *lintRun) check(f patchFile, found *findings) {
+	if f.patch == nil {
+		return
+	}
+	for _, e := range f.patch.Check() {
+		found.reportCheck(e, r.failNotIdempotent)
+	}
 }

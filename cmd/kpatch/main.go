@@ -1,11 +1,15 @@
 // Command kpatch applies .kpatch files to Kubernetes manifests offline, the
 // way the kpatch admission webhook applies them in a cluster, derives the
 // patch between two sets of manifests, checks patch files without objects,
-// formats them and runs their test suites (kpatch-test.yaml).
+// formats them, runs their test suites (kpatch-test.yaml) and prints their
+// parameter schemas.
 //
-//	kpatch apply -p FILE|DIR|- ... -f FILE|DIR|- ... [-R] [--values FILE] [--set ...] [-o yaml|json] [--fail-unmatched]
+//	kpatch apply -p FILE|DIR|- ... -f FILE|DIR|- ... [-R] [--parameters FILE] [--values FILE] [--set ...] [-o yaml|json] [--fail-unmatched]
+//	kpatch apply --registry FILE|DIR ... [--registry-selector SELECTOR] -f FILE|DIR|- ...
 //	kpatch diff [-o kpatch|yaml] [-n NAMESPACE] [-R] [--fail-unmatched] BASE TARGET
-//	kpatch lint [-f FILE|DIR|- ...] [--fail-not-idempotent] [--values FILE] [--set ...] FILE|DIR...
+//	kpatch lint [-f FILE|DIR|- ...] [--fail-not-idempotent] [--parameters FILE] [--values FILE] [--set ...] FILE|DIR...
+//	kpatch lint --registry FILE|DIR ... [-f FILE|DIR|- ...]
+//	kpatch params [--parameters FILE] FILE|DIR...
 //	kpatch fmt [-w] [-d] FILE...
 //	kpatch test [--update] [DIR|FILE...]
 //	kpatch version

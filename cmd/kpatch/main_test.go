@@ -42,12 +42,12 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "expected a command: apply, completion, diff, fmt, lint, test, version"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"; the commands are apply, completion, diff, fmt, lint, test, version`},
+		{nil, "expected a command: apply, completion, diff, fmt, lint, params, test, version"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"; the commands are apply, completion, diff, fmt, lint, params, test, version`},
 		{[]string{"aply"}, "did you mean apply?"},
-		{[]string{"apply"}, "at least one -p FILE is required"},
+		{[]string{"apply"}, "at least one -p FILE (or --registry FILE) is required"},
 		{[]string{"apply", "-p", "p.kpatch"}, "-f FILE (or -f - for standard input) is required"},
-		{[]string{"apply", "-f", "-"}, "at least one -p FILE is required"},
+		{[]string{"apply", "-f", "-"}, "at least one -p FILE (or --registry FILE) is required"},
 		{[]string{"apply", "-p", "p.kpatch", "-f", "-", "-o", "xml"}, `-o must be yaml or json, not "xml"`},
 		{[]string{"apply", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"apply", "-p", "p.kpatch", "-f", "-", "extra"}, `unexpected argument "extra"`},

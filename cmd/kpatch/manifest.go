@@ -124,9 +124,8 @@ func checkTypeMeta(obj map[string]any) error {
 
 // apply patches the object, or each item of a List.
 func (d *document) apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) error {
-	items, isList := d.obj["items"].([]any)
-	kind, _ := d.obj["kind"].(string)
-	if !isList || !strings.HasSuffix(kind, "List") {
+	items, isList := d.listItems()
+	if !isList {
 		out, err := kpatch.Apply(d.obj, patches, opts)
 		d.obj = out
 		return err
@@ -215,9 +214,8 @@ func writeJSON(w io.Writer, docs []*document) error {
 // items returns the objects the document holds: the object itself, or a
 // List's items.
 func (d *document) items() []map[string]any {
-	items, isList := d.obj["items"].([]any)
-	kind, _ := d.obj["kind"].(string)
-	if !isList || !strings.HasSuffix(kind, "List") {
+	items, isList := d.listItems()
+	if !isList {
 		return []map[string]any{d.obj}
 	}
 	var out []map[string]any
@@ -227,6 +225,14 @@ func (d *document) items() []map[string]any {
 		}
 	}
 	return out
+}
+
+// listItems returns the items of a List (a kind ending in List with
+// items); isList is false for any other object.
+func (d *document) listItems() (items []any, isList bool) {
+	items, isList = d.obj["items"].([]any)
+	kind, _ := d.obj["kind"].(string)
+	return items, isList && strings.HasSuffix(kind, "List")
 }
 
 // objects returns the references of the objects the document holds.
@@ -249,6 +255,15 @@ func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
 type manifests struct {
 	files []*manifestFile
 	docs  []*document
+}
+
+// names returns the names of the files, as messages give them.
+func (m *manifests) names() []string {
+	names := make([]string, len(m.files))
+	for i, f := range m.files {
+		names[i] = f.name
+	}
+	return names
 }
 
 // readManifests reads the objects of every file ("-" is standard input).

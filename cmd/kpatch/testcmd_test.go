@@ -111,7 +111,9 @@ func TestTestSuiteErrors(t *testing.T) {
 		"patches: [p.kpatch]\nresources: [a.yaml]\ntests:\n- name: t\n  expect: x.yaml\n": "kpatch-test.yaml:5: field expect not found",
 		"patches: [p.kpatch]\nresources: [a.yaml]\ntests:\n- expected: x.yaml\n":          "kpatch-test.yaml:4: a test needs a name",
 		"patches: [p.kpatch]\ntests:\n- name: t\n":                                        "kpatch-test.yaml:3: test \"t\": no resources",
-		"patches: [p.kpatch]\nparameters: p.yaml\ntests:\n- name: t\n  lint: true\n":      "kpatch-test.yaml:2: field parameters not found",
+		"patches: [p.kpatch]\nparams: p.yaml\ntests:\n- name: t\n  lint: true\n":          "kpatch-test.yaml:2: field params not found",
+		"patches: [p.kpatch]\nregistry: [r.yaml]\ntests:\n- name: t\n  lint: true\n":      "kpatch-test.yaml:4: test \"t\": both patches and registry",
+		"registry: [r.yaml]\nvalues: v.yaml\ntests:\n- name: t\n  lint: true\n":           "kpatch-test.yaml:4: test \"t\": a registry carries its values",
 		"tests: [\n": "kpatch-test.yaml:",
 	} {
 		code, stdout, _ := runCLI(t, map[string]string{"kpatch-test.yaml": suite, "p.kpatch": "[configmap.c]\ndata.a: y\n"}, "", "test")

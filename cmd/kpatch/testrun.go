@@ -75,31 +75,17 @@ func runTest(s *testSuite, t *testCase, update bool) *testResult {
 func execute(s *testSuite, t *testCase) (*testOutcome, error) {
 	o := t.testOptions.over(s.testOptions)
 	src := fileSource{dir: s.dir(), stdin: strings.NewReader("")}
-	vars, err := (&variableFlags{files: o.Values, sets: o.Set, strings: o.SetString}).load(src)
-	if err != nil {
-		return nil, err
-	}
 	recursive := value(o.Recursive)
-	patches, err := suitePatchFiles(src, o.Patches, s.ownFiles(), recursive)
-	if err != nil {
-		return nil, err
-	}
 	resources, err := src.expand(o.Resources, manifestSelection, recursive)
 	if err != nil {
 		return nil, err
 	}
+	found := &findings{}
 	out := &testOutcome{}
-	var found *findings
 	if t.Lint {
-		if len(o.Values) == 0 && len(o.Set) == 0 && len(o.SetString) == 0 {
-			vars = nil
-		}
-		run := lintRun{src: src, patches: patches, manifests: resources, vars: vars, namespace: value(o.Namespace),
-			failUnmatched: value(o.FailUnmatched), failNotIdempotent: value(o.FailNotIdempotent)}
-		found, err = run.lint()
+		err = lintTest(s, o, src, resources, found)
 	} else {
-		run := applyRun{src: src, patches: patches, inputs: resources, vars: vars, namespace: value(o.Namespace), failUnmatched: value(o.FailUnmatched)}
-		out.output, found, err = run.apply()
+		out.output, err = applyTest(s, o, src, resources, found)
 	}
 	for _, f := range found.list {
 		if f.warning {
@@ -114,12 +100,68 @@ func execute(s *testSuite, t *testCase) (*testOutcome, error) {
 	return out, nil
 }
 
-// suitePatchFiles expands the patches of a test: a directory gives its
-// patch files as -p DIR does, except the suite's own files.
-func suitePatchFiles(src fileSource, names []string, own map[string]bool, recursive bool) ([]string, error) {
+// testVariables are the variable flags of a test's options.
+func testVariables(o testOptions) *variableFlags {
+	return &variableFlags{parameters: value(o.Parameters), files: o.Values, sets: o.Set, strings: o.SetString}
+}
+
+// testPatches returns where a test's patch files come from: its patches,
+// or its registry.
+func testPatches(s *testSuite, o testOptions, src fileSource) (patchInput, error) {
+	own, recursive := s.ownFiles(), value(o.Recursive)
+	if len(o.Registry) > 0 {
+		files, err := suiteInputFiles(src, o.Registry, manifestSelection, own, recursive)
+		selector := defaultRegistrySelector
+		if o.RegistrySelector != nil {
+			selector = *o.RegistrySelector
+		}
+		return patchInput{registry: &registryFlags{files: files, selector: selector}}, err
+	}
+	files, err := suiteInputFiles(src, o.Patches, patchSelection, own, recursive)
+	return patchInput{files: files}, err
+}
+
+// applyTest runs apply for a test.
+func applyTest(s *testSuite, o testOptions, src fileSource, resources []string, found *findings) (*manifests, error) {
+	in, err := testPatches(s, o, src)
+	if err != nil {
+		return nil, err
+	}
+	if in.registry == nil {
+		if in.vars, err = testVariables(o).load(src, found); err != nil || found.failed() {
+			return nil, err
+		}
+	}
+	run := applyRun{src: src, patches: in, inputs: resources, namespace: value(o.Namespace), failUnmatched: value(o.FailUnmatched)}
+	m, applied, err := run.apply()
+	found.list = append(found.list, applied.list...)
+	return m, err
+}
+
+// lintTest runs lint for a test, with its resources as lint -f.
+func lintTest(s *testSuite, o testOptions, src fileSource, resources []string, found *findings) error {
+	in, err := testPatches(s, o, src)
+	if err != nil {
+		return err
+	}
+	run := lintRun{src: src, patches: in, manifests: resources, namespace: value(o.Namespace),
+		failUnmatched: value(o.FailUnmatched), failNotIdempotent: value(o.FailNotIdempotent)}
+	if in.registry == nil {
+		run.schemaFile = value(o.Parameters)
+		if run.patches.vars, run.schema, err = lintVariables(testVariables(o), src, found); err != nil || found.failed() {
+			return err
+		}
+	}
+	return run.lint(found)
+}
+
+// suiteInputFiles expands the patch files (or registry manifests) of a test:
+// a directory gives its files as -p DIR (--registry DIR) does, except the
+// suite's own files.
+func suiteInputFiles(src fileSource, names []string, sel fileSelection, own map[string]bool, recursive bool) ([]string, error) {
 	var files []string
 	for _, name := range names {
-		found, err := src.expand([]string{name}, patchSelection, recursive)
+		found, err := src.expand([]string{name}, sel, recursive)
 		if err != nil {
 			return nil, err
 		}

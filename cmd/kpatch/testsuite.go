@@ -31,6 +31,9 @@ type testSuite struct {
 // the counterparts of the flags of apply and lint.
 type testOptions struct {
 	Patches           stringList `yaml:"patches"`
+	Registry          stringList `yaml:"registry"`
+	RegistrySelector  *string    `yaml:"registrySelector"`
+	Parameters        *string    `yaml:"parameters"`
 	Resources         stringList `yaml:"resources"`
 	Values            stringList `yaml:"values"`
 	Set               stringList `yaml:"set"`
@@ -77,6 +80,16 @@ func (l *stringList) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// stringListOf is the list of the string p points to, if any and not
+// empty (an empty string says "none": parameters: "" in a test leaves out
+// the suite's schema).
+func stringListOf(p *string) stringList {
+	if p == nil || *p == "" {
+		return nil
+	}
+	return stringList{*p}
+}
+
 // or returns l, or base when l is not given.
 func (l stringList) or(base stringList) stringList {
 	if l == nil {
@@ -89,6 +102,9 @@ func (l stringList) or(base stringList) stringList {
 // suite's.
 func (o testOptions) over(base testOptions) testOptions {
 	o.Patches = o.Patches.or(base.Patches)
+	o.Registry = o.Registry.or(base.Registry)
+	o.RegistrySelector = cmpOr(o.RegistrySelector, base.RegistrySelector)
+	o.Parameters = cmpOr(o.Parameters, base.Parameters)
 	o.Resources = o.Resources.or(base.Resources)
 	o.Values = o.Values.or(base.Values)
 	o.Set = o.Set.or(base.Set)
@@ -204,14 +220,18 @@ func (s *testSuite) validate() error {
 		switch {
 		case t.Name == "":
 			return fail("a test needs a name")
-		case len(o.Patches) == 0:
-			return fail(fmt.Sprintf("test %q: no patches (patches: files or directories, in the suite or the test)", t.Name))
+		case len(o.Patches) == 0 && len(o.Registry) == 0:
+			return fail(fmt.Sprintf("test %q: no patches (patches: files or directories, or registry: ConfigMap manifests, in the suite or the test)", t.Name))
+		case len(o.Patches) > 0 && len(o.Registry) > 0:
+			return fail(fmt.Sprintf("test %q: both patches and registry: a test takes the patch files of one or the other", t.Name))
+		case len(o.Registry) > 0 && (len(o.Values) > 0 || len(o.Set) > 0 || len(o.SetString) > 0 || o.Parameters != nil):
+			return fail(fmt.Sprintf("test %q: a registry carries its values (values.yaml, parameters.yaml): values, set, setString and parameters go with patches", t.Name))
 		case !t.Lint && len(o.Resources) == 0:
 			return fail(fmt.Sprintf("test %q: no resources to apply the patches to (or lint: true to check the patches alone)", t.Name))
 		case t.Lint && t.Expected != nil:
 			return fail(fmt.Sprintf("test %q: a lint test prints no objects: expected is for tests that apply", t.Name))
 		}
-		for _, list := range []stringList{o.Patches, o.Resources, o.Values, t.Expected} {
+		for _, list := range []stringList{o.Patches, o.Registry, o.Resources, o.Values, t.Expected, stringListOf(o.Parameters)} {
 			for _, p := range list {
 				if p == stdinName || p == "" {
 					return fail(fmt.Sprintf("test %q: %q is not a file a suite can name", t.Name, p))
@@ -248,9 +268,11 @@ func (s *testSuite) ownFiles() map[string]bool {
 	}
 	add(s.Resources...)
 	add(s.Values...)
+	add(value(s.Parameters))
 	for _, t := range s.Tests {
 		add(t.Resources...)
 		add(t.Values...)
+		add(value(t.Parameters))
 		add(t.Expected...)
 		add(t.ExpectedErrorsFile, t.ExpectedWarningsFile)
 	}

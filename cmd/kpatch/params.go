@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/parameters"
+	"kpatch.dev/kpatch/pkg/replacement"
+)
+
+// paramsOptions are the flags of kpatch params.
+type paramsOptions struct {
+	parameters string
+	recursive  bool
+}
+
+func newParamsCommand(s streams) *cobra.Command {
+	o := &paramsOptions{}
+	cmd := &cobra.Command{
+		Use:   "params [--parameters FILE] FILE|DIR...",
+		Short: "Print a parameter schema and the patch files that use each parameter",
+		Long: `Print the parameters of a schema (parameters.yaml) as a table: name, type,
+default, whether it is required, description, and the patch files that read it
+(${values.NAME} or ${features.NAME}), in the order of the schema.
+
+The schema is the file named parameters.yaml among the arguments, or in a
+directory given (a registry ConfigMap laid out as a directory), or the file of
+--parameters. The other files, and the .kpatch, .yaml and .yml files of the
+directories, are the patch files.
+
+A declared parameter that no file reads, and a variable that reads no declared
+parameter, are warnings on stderr, as kpatch lint --parameters reports them. A
+schema or a patch file that does not parse is an error: exit code 1.`,
+		Example: `  kpatch params registry/team-a/
+  kpatch params --parameters schema.yaml patches/*.kpatch`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("expected the patch files (and parameters.yaml), or a directory holding them")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(s, args) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.parameters, "parameters", "", "the parameter schema `FILE`, when it is not a parameters.yaml among the arguments")
+	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the directories recursively")
+	_ = cmd.MarkFlagFilename("parameters", "yaml", "yml")
+	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"kpatch", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	return cmd
+}
+
+func (o *paramsOptions) run(s streams, args []string) error {
+	for _, a := range args {
+		if a == stdinName {
+			return usageErrorf("params reads files, not standard input")
+		}
+	}
+	src := stdinSource(s.in)
+	schemaFile, files, err := o.split(src, args)
+	if err != nil {
+		return err
+	}
+	found := &findings{}
+	schema, err := (&variableFlags{parameters: schemaFile}).schema(src, found)
+	if err != nil {
+		return err
+	}
+	trees, err := parseTrees(src, files, found)
+	if err != nil {
+		return err
+	}
+	if found.failed() {
+		found.print(s.err)
+		return errReported
+	}
+	refs := fileReferences(trees)
+	if err := printSchema(s.out, schema, refs); err != nil {
+		return err
+	}
+	reportUsage(schema, schemaFile, refs, found)
+	found.print(s.err)
+	return nil
+}
+
+// split returns the schema file and the patch files of the arguments.
+func (o *paramsOptions) split(src fileSource, args []string) (string, []string, error) {
+	schemas := []string{}
+	if o.parameters != "" {
+		schemas = append(schemas, o.parameters)
+	}
+	var files []string
+	for _, a := range args {
+		expanded, err := src.expand([]string{a}, patchSelection, o.recursive)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(expanded) == 1 && expanded[0] == a { // a file named explicitly
+			if filepath.Base(a) == parameters.SchemaKey {
+				schemas = append(schemas, a)
+			} else {
+				files = append(files, a)
+			}
+			continue
+		}
+		files = append(files, expanded...)
+		if s := filepath.Join(a, parameters.SchemaKey); isFile(src.path(s)) {
+			schemas = append(schemas, s)
+		}
+	}
+	switch {
+	case len(schemas) == 0:
+		return "", nil, fmt.Errorf("no parameter schema: name a %s, or give --parameters FILE", parameters.SchemaKey)
+	case len(schemas) > 1:
+		return "", nil, usageErrorf("one parameter schema at a time, not %s", strings.Join(schemas, " and "))
+	}
+	return schemas[0], files, nil
+}
+
+// parseTrees parses the patch files (replacements files read no
+// variables); their problems go to found.
+func parseTrees(src fileSource, files []string, found *findings) ([]*kpatch.File, error) {
+	var trees []*kpatch.File
+	for _, path := range files {
+		name, data, err := src.read(path)
+		if err != nil {
+			return nil, err
+		}
+		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
+			continue
+		}
+		f, err := kpatch.ParseAny(name, data)
+		if err != nil {
+			found.error(err)
+			continue
+		}
+		trees = append(trees, f)
+	}
+	return trees, nil
+}
+
+// printSchema prints the schema as a table, with the files that read
+// each parameter.
+func printSchema(w io.Writer, schema *parameters.Schema, refs []reference) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tDEFAULT\tREQUIRED\tDESCRIPTION\tUSED BY")
+	for _, p := range schema.Parameters() {
+		def := "<none>"
+		if v, ok := p.Default(); ok {
+			def = defaultText(v)
+		}
+		required := "no"
+		if p.Required() {
+			required = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name(), p.Type(), def, required,
+			strings.Join(strings.Fields(p.Description()), " "), usedBy(schema, p, refs))
+	}
+	return tw.Flush()
+}
+
+// usedBy lists the files whose references read the parameter, each once,
+// in the order of the files; <none> when no file reads it.
+func usedBy(schema *parameters.Schema, p *parameters.Parameter, refs []reference) string {
+	var files []string
+	for _, r := range refs {
+		if q, ok := schema.ForRef(r.ref); ok && q.Name() == p.Name() && !slices.Contains(files, r.pos.File) {
+			files = append(files, r.pos.File)
+		}
+	}
+	if len(files) == 0 {
+		return "<none>"
+	}
+	return strings.Join(files, ",")
+}
+
+// defaultText prints a default: text as it is, anything else as JSON.
+func defaultText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// patchInput is where a run's patch files come from: files bound to
+// variables, or, when registry is set, registry ConfigMap manifests.
+type patchInput struct {
+	files    []string
+	vars     *kpatch.Variables
+	registry *registryFlags
+}
+
+// load returns the files that compiled, in the order they apply; their
+// problems go to found. An error is a file that could not be read.
+func (in *patchInput) load(src fileSource, found *findings) (patchFiles, error) {
+	if in.registry != nil {
+		return in.registry.load(src, found)
+	}
+	return loadPatches(in.files, src, in.vars, found)
+}
