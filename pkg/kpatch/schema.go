@@ -94,7 +94,7 @@ type kindSchema struct {
 
 var schemas struct {
 	once   sync.Once
-	byKind map[string][]*kindSchema // lower-case kind
+	byKind map[string][]*kindSchema  // lower-case kind
 	byGVK  map[[2]string]*kindSchema // by apiVersion and kind as written
 	nodes  map[reflect.Type]*typeNode
 	// podSpec is the type of a pod spec.
