@@ -97,7 +97,7 @@ func (op *mergeOp) problem(checked int) *problem {
 // kinds the kinds it was checked against: it is a problem because none
 // of them has the path.
 func (s *section) namingKinds(err *problem) *problem {
-	if !s.multi {
+	if s.target.kindForm() != kindGlob {
 		return err
 	}
 	var kinds []string

@@ -56,10 +56,11 @@ func (t *Target) coreGroup() string {
 	return t.Group
 }
 
-// matchesKindName reports whether the target's kind admits a kind name,
+// MatchesKind reports whether the target's kind admits a kind name,
 // case-insensitively: equal, matched by the glob, or one of the set's.
-// A glob over built-in kinds and a set admit only built-in kinds.
-func (t *Target) matchesKindName(kind string) bool {
+// A glob over built-in kinds and a set admit only built-in kinds. (An
+// object must also be of an API version the target admits: Matches.)
+func (t *Target) MatchesKind(kind string) bool {
 	switch t.kindForm() {
 	case kindSet:
 		return t.isWorkloadSet() && isWorkloadKind(kind)
@@ -100,7 +101,7 @@ func (t *Target) matchesObjectKind(r *ObjectRef) bool {
 // Kinds asks it for the kinds that AnyKind stands for.
 func (p *Patch) MatchesKind(kind string) bool {
 	for _, s := range p.sections {
-		if s.target.matchesKindName(kind) {
+		if s.target.MatchesKind(kind) {
 			return true
 		}
 	}
@@ -116,7 +117,7 @@ func (t *Target) targetKinds() []string {
 	kindNames.once.Do(loadKindNames)
 	var out []string
 	for _, kind := range kindNames.kinds {
-		if t.matchesKindName(kind) && t.groupAdmitsKind(kind) {
+		if t.MatchesKind(kind) && t.groupAdmitsKind(kind) {
 			out = append(out, kind)
 		}
 	}
