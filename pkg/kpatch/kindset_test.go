@@ -1,7 +1,9 @@
 package kpatch
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +93,25 @@ func TestTargetKindRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertRoundTrip(t, f)
+	}
+}
+
+// BenchmarkCompileKindGlob compiles [*.*] (every built-in kind and
+// version) with N and 10N entries.
+func BenchmarkCompileKindGlob(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		var sb strings.Builder
+		sb.WriteString("[*.*]\n")
+		for i := range n {
+			fmt.Fprintf(&sb, "labels.a%d: b\n", i)
+		}
+		src := []byte(sb.String())
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseAndCompile("f", src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
