@@ -36,7 +36,7 @@ func (t *Target) kindForm() kindForm {
 	return kindOne
 }
 
-// isKindSet reports whether the target is the @workload set.
+// isWorkloadSet reports whether the target is the @workload set.
 func (t *Target) isWorkloadSet() bool { return strings.EqualFold(t.Kind, WorkloadSet) }
 
 // reachesCustomKinds reports whether a kind glob also matches custom
