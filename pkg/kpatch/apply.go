@@ -152,13 +152,20 @@ func (a *applier) notApplied(s *section) *problem {
 // applySection applies one section of p and appends its errors.
 func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
 	if s.merge != nil {
+		if s.multi && s.merge.planFor(ref.APIVersion, ref.Kind).err != nil {
+			return errs // the patch does not fit the object's kind
+		}
 		if e := a.mergePatch(s.merge, ref, p.vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
 		}
 		return errs
 	}
 	for _, op := range s.ops {
-		if e := a.run(s.planFor(op, ref), p.vars); e != nil {
+		pl := s.planFor(op, ref)
+		if pl == nil {
+			continue
+		}
+		if e := a.run(pl, p.vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
 			if a.meter.spent != nil || a.expanded.over() {
 				break // the file stops at its first entry past a limit

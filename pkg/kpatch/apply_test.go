@@ -432,8 +432,10 @@ func TestPropertiesRandom(t *testing.T) {
 		"containers[name=app].env[delete=name=X%d]:", "labels.gone%d[delete]:", "[delete]annotations.old%d:",
 		"nodeSelector[kubernetes.io/arch]: arch%d", "containers[*].securityContext.runAsNonRoot: true",
 		"containers[name=app].ports[name=http].containerPort: %d",
+		"allContainers[name=app].image.registry: mirror%d.internal", "allContainers.imagePullPolicy: IfNotPresent%.0d",
+		"allContainers[*].securityContext.runAsUser: %d", "template.metadata.labels.team: t%d",
 	}
-	headers := []string{"[deployment.web]", "[deployment.*]", "[shop/deployment.web]", "[deployment.other]"}
+	headers := []string{"[deployment.web]", "[deployment.*]", "[shop/deployment.web]", "[deployment.other]", "[@workload.web]", "[*ment.*]", "[*(apps).web]"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	obj := mustObject(t, webDeployment)
 	before := deepCopy(t, obj)
@@ -447,10 +449,18 @@ func TestPropertiesRandom(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			fmt.Fprintf(&b, "[deployment.web.containers[name=app].ports[-]]\ncontainerPort: %d\n", 9090+rng.IntN(2))
 		}
+		if rng.IntN(4) == 0 {
+			fmt.Fprintf(&b, "[@workload.web.allContainers[-]]\nname: extra%d\nimage: busybox\n", rng.IntN(2))
+		}
 		for range 1 + rng.IntN(3) {
-			b.WriteString(headers[rng.IntN(len(headers))] + "\n")
+			header := headers[rng.IntN(len(headers))]
+			b.WriteString(header + "\n")
+			workload := strings.HasPrefix(header, "[@")
 			for range 1 + rng.IntN(5) {
 				entry, n := entries[rng.IntN(len(entries))], rng.IntN(4)+1
+				if workload && strings.HasPrefix(entry, "replicas") || !workload && strings.HasPrefix(entry, "template.") {
+					continue // not a path of the kinds the header targets
+				}
 				if strings.Contains(entry, "%") {
 					entry = fmt.Sprintf(entry, n)
 				}

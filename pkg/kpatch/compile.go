@@ -35,6 +35,11 @@ type section struct {
 	// hold the operation to: the current versions of the kind, which
 	// come first (see docs/format.md).
 	checked int
+	// multi marks a target of several kinds (a kind glob or set): an
+	// operation that does not resolve for an object's kind is skipped on
+	// that object. byGVK indexes kinds by API version and kind.
+	multi bool
+	byGVK map[[2]string]int
 }
 
 // operation is one entry, or one insertion or delete header, compiled for
@@ -102,35 +107,66 @@ func Compile(f *File) (*Patch, error) {
 }
 
 func (p *Patch) addKind(t *Target) {
-	if kind := strings.ToLower(t.Kind); !slices.Contains(p.kinds, kind) {
-		p.kinds = append(p.kinds, kind)
+	for _, kind := range t.targetKinds() {
+		if !slices.Contains(p.kinds, kind) {
+			p.kinds = append(p.kinds, kind)
+		}
 	}
 }
 
 // targetSchemas returns the schemas of the versions a target can match,
-// current versions first, and how many are current (all of them when
-// none is).
+// current versions first, and how many are current. A kind none of
+// whose matched versions is current is held to all of them.
 func targetSchemas(t *Target) ([]*kindSchema, int) {
-	var kinds []*kindSchema
-	current := 0
-	for _, ks := range schemasFor(t.Kind) {
-		if t.groupMatches(ks.gvk.Group, ks.gvk.Version) {
-			kinds = append(kinds, ks)
-			if !ks.superseded {
-				current++
+	var current, rest []*kindSchema
+	for _, kind := range t.builtinKinds() {
+		var mine []*kindSchema
+		n := 0
+		for _, ks := range schemasFor(kind) {
+			if t.groupMatches(ks.gvk.Group, ks.gvk.Version) && (t.kindForm() != kindSet || ks.workload) {
+				mine = append(mine, ks)
+				if !ks.superseded {
+					n++
+				}
 			}
 		}
+		if n == 0 {
+			n = len(mine)
+		}
+		current, rest = append(current, mine[:n]...), append(rest, mine[n:]...)
 	}
-	if current == 0 {
-		current = len(kinds)
+	return append(current, rest...), len(current)
+}
+
+// builtinKinds are the lower-case built-in kinds a target may match (for
+// one kind, the kind whether built in or not).
+func (t *Target) builtinKinds() []string {
+	if t.kindForm() == kindOne {
+		return []string{strings.ToLower(t.Kind)}
 	}
-	return kinds, current
+	kinds := t.targetKinds()
+	if n := len(kinds); n > 0 && kinds[n-1] == AnyKind {
+		kinds = kinds[:n-1]
+	}
+	return kinds
+}
+
+// newSection is a section of the target over its kinds' schemas.
+func newSection(t Target, pos Position, kinds []*kindSchema, current int) *section {
+	s := &section{target: t, targetPos: pos, kinds: kinds, checked: current, multi: t.kindForm() != kindOne}
+	if s.multi {
+		s.byGVK = make(map[[2]string]int, len(kinds))
+		for i, ks := range kinds {
+			s.byGVK[[2]string{ks.apiVersion, ks.gvk.Kind}] = i
+		}
+	}
+	return s
 }
 
 // compileSection compiles a header's entries, or its insertion or delete.
 func compileSection(s *Section) *section {
 	kinds, current := targetSchemas(&s.Target)
-	cs := &section{target: s.Target, targetPos: s.targetPos, kinds: kinds, checked: current}
+	cs := newSection(s.Target, s.targetPos, kinds, current)
 	if cs.targetPos.Line == 0 { // a section built without the parser
 		cs.targetPos = Position{Line: s.Line, Column: s.Col}
 	}
@@ -184,7 +220,9 @@ func (p *Patch) Name() string { return p.name }
 func (p *Patch) File() *File { return p.file }
 
 // Kinds returns the lower-case kinds the patch's headers target, so that a
-// registry can index patches by kind.
+// registry can index patches by kind: kind globs and @workload expanded
+// to the built-in kinds they match, and AnyKind when a kind glob may also
+// match custom resources (see MatchesKind).
 func (p *Patch) Kinds() []string { return slices.Clone(p.kinds) }
 
 // WithVariables returns the patch bound to vars, which its ${...}
@@ -453,10 +491,15 @@ func sameType(a, b any) bool {
 	return reflect.TypeOf(a) == reflect.TypeOf(b)
 }
 
-// planFor returns the plan for an object of the section's target.
+// planFor returns the plan for an object of the section's target, or nil
+// when the operation is skipped on the object: a target of several kinds
+// whose entry does not resolve for the object's kind.
 func (s *section) planFor(op *operation, ref *ObjectRef) *plan {
 	if i := s.schemaIndex(ref.APIVersion, ref.Kind); i >= 0 {
-		return op.schemas[i]
+		if pl := op.schemas[i]; !s.multi || pl.err == nil {
+			return pl
+		}
+		return nil
 	}
 	return op.generic
 }
@@ -464,6 +507,12 @@ func (s *section) planFor(op *operation, ref *ObjectRef) *plan {
 // schemaIndex is the index in s.kinds of an object's API version and
 // kind, or -1.
 func (s *section) schemaIndex(apiVersion, kind string) int {
+	if s.byGVK != nil {
+		if i, ok := s.byGVK[[2]string{apiVersion, kind}]; ok {
+			return i
+		}
+		return -1
+	}
 	for i, ks := range s.kinds {
 		if ks.apiVersion == apiVersion && ks.gvk.Kind == kind {
 			return i

@@ -1,5 +1,10 @@
 package kpatch
 
+import (
+	"slices"
+	"strings"
+)
+
 // problems are what Compile reports, in file order: for each section, the
 // target's problem, or every operation that fails on each checked
 // version of its kind.
@@ -10,6 +15,10 @@ func (p *Patch) problems() ErrorList {
 			errs = append(errs, err.at(s.targetPos.Line, s.targetPos.Column).parseError(p.name))
 			continue
 		}
+		if s.merge != nil && s.target.kindForm() == kindSet {
+			errs = append(errs, errorf(ErrSyntax, "@workload takes field entries, whose paths start at the pod spec; a merge patch is written for each kind").at(s.targetPos.Line, s.targetPos.Column).parseError(p.name))
+			continue
+		}
 		if s.merge != nil {
 			if err := s.merge.problem(s.checked); err != nil {
 				errs = append(errs, err.parseError(p.name))
@@ -18,7 +27,7 @@ func (p *Patch) problems() ErrorList {
 		}
 		for _, op := range s.ops {
 			if err := op.problem(s.checked); err != nil {
-				errs = append(errs, err.parseError(p.name))
+				errs = append(errs, s.namingKinds(err).parseError(p.name))
 			}
 		}
 	}
@@ -49,9 +58,16 @@ func (op *operation) problem(checked int) *problem {
 }
 
 // plan is the plan that stands for the operation in checks without an
-// object: the first checked plan that compiled.
-func (op *operation) plan(checked int) *plan {
-	plans := op.checkedPlans(checked)
+// object: the first of the checked plans (indexes into its schemas) that
+// compiled.
+func (op *operation) plan(checked []int) *plan {
+	if len(op.schemas) == 0 {
+		return op.generic
+	}
+	plans := make([]*plan, len(checked))
+	for i, j := range checked {
+		plans[i] = op.schemas[j]
+	}
 	for _, pl := range plans {
 		if pl.err == nil {
 			return pl
@@ -75,4 +91,31 @@ func (op *mergeOp) problem(checked int) *problem {
 		}
 	}
 	return plans[0].err
+}
+
+// namingKinds adds to the problem of an operation of a target of several
+// kinds the kinds it was checked against: it is a problem because none
+// of them has the path.
+func (s *section) namingKinds(err *problem) *problem {
+	if s.target.kindForm() != kindGlob {
+		return err
+	}
+	var kinds []string
+	for _, ks := range s.kinds[:s.checked] {
+		if !slices.Contains(kinds, ks.gvk.Kind) {
+			kinds = append(kinds, ks.gvk.Kind)
+		}
+	}
+	q := *err
+	q.msg += " (" + s.target.Kind + " matches " + strings.Join(kinds, ", ") + ": none of them has it)"
+	return &q
+}
+
+// standIn is the plan that stands for an operation of the section in
+// checks that look at one: that of its first kind.
+func (s *section) standIn(op *operation) *plan {
+	if kinds := s.writeKinds(); len(kinds) > 0 {
+		return op.plan(kinds[0].checked)
+	}
+	return op.generic
 }

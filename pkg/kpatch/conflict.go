@@ -39,6 +39,7 @@ func valueText(v any) string {
 
 // write is one field a file sets to a constant.
 type write struct {
+	kind   string // lower case: the target's, or one of its kinds
 	target Target
 	path   string
 	value  any
@@ -93,37 +94,96 @@ func (p *Patch) constantWrites() []write {
 	return p.lazy.writes
 }
 
-// writes lists the constant fields the patch sets, with full paths.
+// writes lists the constant fields the patch sets, with full paths: for
+// a target of several kinds, those of each kind.
 func (p *Patch) writes() []write {
 	var out []write
 	for _, s := range p.sections {
-		if s.merge != nil {
-			out = append(out, s.merge.writes(s, p.name)...)
-			continue
-		}
-		for _, op := range s.ops {
-			pl := op.plan(s.checked)
-			if pl.err != nil || pl.act != actSet || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
+		for _, k := range s.writeKinds() {
+			if s.merge != nil {
+				out = append(out, s.merge.writes(s, k, p.name)...)
 				continue
 			}
-			pos := Position{File: p.name, Line: pl.line, Column: pl.col}
-			if m, isTree := pl.value.(map[string]any); isTree {
-				flattenWrites(m, pl.leaf, pathText(pl.steps), func(path string, v any) {
-					out = append(out, write{target: s.target, path: path, value: v, pos: pos})
-				})
-				continue
+			for _, op := range s.ops {
+				out = appendPlanWrites(out, s, k, op.plan(k.checked), p.name)
 			}
-			out = append(out, write{target: s.target, path: pathText(pl.steps), value: pl.value, pos: pos})
 		}
 	}
 	return out
 }
 
+// kindPlans is one kind of a section: its name and where its checked
+// plans are in the section's schemas.
+type kindPlans struct {
+	kind    string
+	checked []int // indexes into the section's schemas
+}
+
+// writeKinds are the kinds whose writes a section lists: the target's
+// kind, or each kind of a target of several.
+func (s *section) writeKinds() []kindPlans {
+	if !s.multi {
+		all := make([]int, s.checked)
+		for i := range all {
+			all[i] = i
+		}
+		return []kindPlans{{kind: strings.ToLower(s.target.Kind), checked: all}}
+	}
+	var out []kindPlans
+	for i, ks := range s.kinds[:s.checked] {
+		kind := strings.ToLower(ks.gvk.Kind)
+		if n := len(out); n > 0 && out[n-1].kind == kind {
+			out[n-1].checked = append(out[n-1].checked, i)
+			continue
+		}
+		out = append(out, kindPlans{kind: kind, checked: []int{i}})
+	}
+	return out
+}
+
+// appendPlanWrites appends the constant fields one plan sets on objects
+// of kind k; a path through allContainers is each container list's.
+func appendPlanWrites(out []write, s *section, k kindPlans, pl *plan, file string) []write {
+	if pl.err != nil || pl.act != actSet || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
+		return out
+	}
+	pos := Position{File: file, Line: pl.line, Column: pl.col}
+	for _, path := range writePaths(pl.steps) {
+		if m, isTree := pl.value.(map[string]any); isTree {
+			flattenWrites(m, pl.leaf, path, func(path string, v any) {
+				out = append(out, write{kind: k.kind, target: s.target, path: path, value: v, pos: pos})
+			})
+			continue
+		}
+		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos})
+	}
+	return out
+}
+
+// writePaths are the full paths of steps: one, or one for each container
+// list that allContainers reaches.
+func writePaths(steps []step) []string {
+	i := slices.IndexFunc(steps, func(st step) bool { _, ok := st.(*allContainersStep); return ok })
+	if i < 0 {
+		return []string{pathText(steps)}
+	}
+	x := steps[i].(*allContainersStep)
+	var out []string
+	for _, name := range x.lists() {
+		parts := slices.Concat(steps[:i], []step{&fieldStep{name: name}}, steps[i+1:])
+		out = append(out, pathText(parts))
+	}
+	return out
+}
+
 // writes lists the constant fields of a strategic merge patch: the patch
-// converted to the first checked version of its kind.
-func (op *mergeOp) writes(s *section, file string) []write {
+// converted to the first checked version of the kind k.
+func (op *mergeOp) writes(s *section, k kindPlans, file string) []write {
 	m := op.entry
 	mp := op.checkedPlans(s.checked)[0]
+	if s.multi {
+		mp = op.schemas[k.checked[0]]
+	}
 	if !m.Strategic || mp.err != nil {
 		return nil
 	}
@@ -135,7 +195,7 @@ func (op *mergeOp) writes(s *section, file string) []write {
 	pos := Position{File: file, Line: m.Line, Column: m.Col}
 	flattenWrites(patch, mp.root, "", func(path string, v any) {
 		if text, ok := v.(string); !ok || !strings.Contains(text, "${") {
-			out = append(out, write{target: s.target, path: path, value: v, pos: pos})
+			out = append(out, write{kind: k.kind, target: s.target, path: path, value: v, pos: pos})
 		}
 	})
 	return out
@@ -199,12 +259,10 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	return out
 }
 
-// mayOverlap reports whether two targets can hit the same object: the
-// same kind and group, and names and namespaces that are equal or globs.
+// mayOverlap reports whether two targets can hit the same object of a
+// kind both match: the same group, and names and namespaces that are
+// equal or globs.
 func mayOverlap(a, b *Target) bool {
-	if !strings.EqualFold(a.Kind, b.Kind) {
-		return false
-	}
 	if a.HasGroup && b.HasGroup && (a.Group != b.Group || a.Version != "" && b.Version != "" && a.Version != b.Version) {
 		return false
 	}

@@ -41,12 +41,12 @@ type seqWrite struct {
 }
 
 func (idx conflictIndex) bucket(w *write) *writeBucket {
-	return idx[bucketKey{strings.ToLower(w.target.Kind), w.path}]
+	return idx[bucketKey{w.kind, w.path}]
 }
 
 // add indexes a write.
 func (idx conflictIndex) add(w *write, seq int) {
-	key := bucketKey{strings.ToLower(w.target.Kind), w.path}
+	key := bucketKey{w.kind, w.path}
 	b := idx[key]
 	if b == nil {
 		b = &writeBucket{byTarget: map[Target]*targetWrites{}, byName: map[string][]*targetWrites{}}

@@ -48,6 +48,8 @@ func FuzzApply(f *testing.F) {
 		f.Add(src, deployment)
 	}
 	f.Add([]byte("[widget.*]\nspec.items[-]: 1\nimage.tag: v2\n"), []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"image":"app:v1","spec":{"items":[1,2]}}`))
+	f.Add([]byte("[@workload.*.allContainers[name=app]]\nimage.registry: m.internal\n[*.*]\nreplicas: 2\n[deployment.*.allContainers[-]]\nname: app\nimage: x\n"), deployment)
+	f.Add([]byte("[*(example.com).*]\nspec.allContainers.image.tag: v2\n"), []byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"containers":[{"name":"a","image":"x:1"}],"initContainers":[{"name":"b","image":"y:1"}]}}`))
 	f.Add([]byte("[configmap.*]\ndata.a: 1\n[delete]data.b:\n"), []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"b":"x"}}`))
 	f.Fuzz(func(t *testing.T, src, objJSON []byte) {
 		p, err := ParseAndCompile("fuzz.kpatch", src)

@@ -19,7 +19,7 @@ func (p *Patch) idempotenceWarnings() ErrorList {
 	var reaches []*listReach // entries over every item of a list, so far
 	for _, s := range p.sections {
 		for _, op := range s.ops {
-			pl := op.plan(s.checked)
+			pl := s.standIn(op)
 			if pl.err != nil {
 				continue
 			}

@@ -104,7 +104,7 @@ func TestMergeKeysOfInsertions(t *testing.T) {
 	for src, want := range tests {
 		p := mustPatch(t, "f", src)
 		s := p.sections[0]
-		if got := s.ops[0].plan(s.checked).mergeKey; got != want {
+		if got := s.standIn(s.ops[0]).mergeKey; got != want {
 			t.Errorf("%q: merge key %q, want %q", src, got, want)
 		}
 	}

@@ -52,7 +52,9 @@ func compileMerge(m *MergeEntry) *section {
 	if pos.Line == 0 { // an entry built without the parser
 		pos = Position{Line: m.Line, Column: m.Col}
 	}
-	return &section{target: m.Target, targetPos: pos, merge: op, checked: current}
+	s := newSection(m.Target, pos, kinds, current)
+	s.merge = op
+	return s
 }
 
 // convert converts a patch to the schema below root.

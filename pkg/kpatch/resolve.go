@@ -6,7 +6,11 @@ import "strings"
 // shorthand expanded, each step checked against the schema ks (nil: a
 // kind without one).
 func (pl *plan) resolve(ks *kindSchema, s *Section, r *route) {
+	rest := r.steps
 	prefix, err := shorthandPrefix(ks, r.steps[0])
+	if ks != nil && s.Target.kindForm() == kindSet {
+		prefix, rest, err = workloadPrefix(ks, r.steps)
+	}
 	if err != nil {
 		if dotted := dottedName(s); err.err == ErrUnknownField && dotted != "" {
 			err.msg += "; if the object's name holds a dot, bracket it: " + dotted
@@ -15,8 +19,8 @@ func (pl *plan) resolve(ks *kindSchema, s *Section, r *route) {
 		pl.fail(pl.stepCol(0), err)
 		return
 	}
-	pl.steps = make([]step, 0, len(prefix)+len(r.steps))
-	pl.steps = append(append(pl.steps, prefix...), r.steps...)
+	pl.steps = make([]step, 0, len(prefix)+len(rest))
+	pl.steps = append(append(pl.steps, prefix...), rest...)
 	var root *typeNode
 	if ks != nil {
 		root = ks.root
@@ -41,7 +45,7 @@ func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
 		return nil, nil
 	}
 	for i, sp := range ks.specPaths {
-		if nodeAt(ks.root, sp).fields[f.name] != nil {
+		if fieldNode(nodeAt(ks.root, sp), f.name) != nil {
 			return ks.specSteps[i], nil
 		}
 	}
@@ -50,6 +54,34 @@ func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
 		places = append(places, strings.Join(sp, "."))
 	}
 	return nil, errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, f.name, strings.Join(places, ", "))
+}
+
+// workloadPrefix is where a path of @workload starts in the kind ks: the
+// object's metadata for metadata, labels and annotations; the pod
+// template's for template.metadata (the Pod's own for a Pod); the pod
+// spec for the rest. It returns the prefix and the steps that follow it.
+func workloadPrefix(ks *kindSchema, steps []step) ([]step, []step, *problem) {
+	f, ok := steps[0].(*fieldStep)
+	if !ok {
+		return nil, nil, errorf(ErrSyntax, "a path starts with a field name, not %s", stepText(steps[0]))
+	}
+	switch f.name {
+	case "metadata":
+		return nil, steps, nil
+	case "labels", "annotations":
+		return metadataPrefix, steps, nil
+	case "template":
+		if len(steps) > 1 {
+			if m, ok := steps[1].(*fieldStep); ok && m.name == "metadata" {
+				return ks.podMetaSteps, steps[1:], nil
+			}
+		}
+		return nil, nil, errorf(ErrUnknownField, "in @workload, template is only followed by metadata (the pod's labels and annotations); the pod spec's fields are written without a prefix, such as containers or serviceAccountName")
+	}
+	if fieldNode(schemas.podSpec, f.name) == nil {
+		return nil, nil, errorf(ErrUnknownField, "a pod spec has no field %q: in @workload, paths start at the pod spec (containers, allContainers, serviceAccountName, ...), with template.metadata for the pod's labels and annotations and metadata for the object's own", f.name)
+	}
+	return ks.podSpecSteps, steps, nil
 }
 
 // metadataPrefix is where labels and annotations live.
@@ -118,6 +150,7 @@ func (w typeWalk) last() bool { return w.i == len(w.pl.steps)-1 }
 func (pl *plan) resolveTypes(n *typeNode) {
 	if n == nil {
 		pl.markMaybeImagePart()
+		pl.markAllContainers()
 		return
 	}
 	w := typeWalk{pl: pl}

@@ -81,6 +81,11 @@ type kindSchema struct {
 	// pod spec.
 	specPaths [][]string
 	specSteps [][]step // specPaths as the steps of a shorthand's prefix
+	// workload marks a kind of @workload: its spec holds the pod spec at
+	// podSpecSteps, and the pod's metadata is at podMetaSteps + metadata.
+	workload     bool
+	podSpecSteps []step
+	podMetaSteps []step
 	// superseded marks a version that names a replacement in the scheme
 	// (apps/v1beta1 Deployment: apps/v1). Compile checks entries against
 	// the versions that are not.
@@ -89,8 +94,11 @@ type kindSchema struct {
 
 var schemas struct {
 	once   sync.Once
-	byKind map[string][]*kindSchema // lower-case kind
+	byKind map[string][]*kindSchema  // lower-case kind
+	byGVK  map[[2]string]*kindSchema // by apiVersion and kind as written
 	nodes  map[reflect.Type]*typeNode
+	// podSpec is the type of a pod spec.
+	podSpec *typeNode
 }
 
 // schemasFor returns the schemas of every API version of a kind, matched
@@ -103,8 +111,10 @@ func schemasFor(kind string) []*kindSchema {
 func loadSchemas() {
 	schemas.nodes = map[reflect.Type]*typeNode{}
 	schemas.byKind = map[string][]*kindSchema{}
+	schemas.byGVK = map[[2]string]*kindSchema{}
 	interned := prefixTable{}
 	podSpec := nodeOf(reflect.TypeFor[corev1.PodSpec]())
+	schemas.podSpec = podSpec
 	for gvk, t := range scheme.Scheme.AllKnownTypes() {
 		if gvk.Version == "__internal" || strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") || gvk.Kind == "WatchEvent" || gvk.Kind == "Status" {
 			continue
@@ -114,12 +124,19 @@ func loadSchemas() {
 			continue
 		}
 		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
-		ks.specPaths = specPaths(root, podSpec)
+		podPath := podSpecPath(root, podSpec)
+		ks.specPaths = specPaths(root, podPath)
 		for _, sp := range ks.specPaths {
 			ks.specSteps = append(ks.specSteps, interned.prefixSteps(sp))
 		}
+		if len(podPath) > 0 && podPath[0] == "spec" {
+			ks.workload = true
+			ks.podSpecSteps = interned.prefixSteps(podPath)
+			ks.podMetaSteps = interned.prefixSteps(podPath[:len(podPath)-1])
+		}
 		key := strings.ToLower(gvk.Kind)
 		schemas.byKind[key] = append(schemas.byKind[key], ks)
+		schemas.byGVK[[2]string{ks.apiVersion, gvk.Kind}] = ks
 	}
 	for _, list := range schemas.byKind {
 		markPrereleaseBesideGA(list)
@@ -177,9 +194,35 @@ func compareSchemas(a, b *kindSchema) int {
 	return -version.CompareKubeAwareVersionStrings(a.gvk.Version, b.gvk.Version)
 }
 
+// schemaOf returns the schema of an API version and kind as an object
+// writes them, or nil.
+func schemaOf(apiVersion, kind string) *kindSchema {
+	schemas.once.Do(loadSchemas)
+	return schemas.byGVK[[2]string{apiVersion, kind}]
+}
+
 // specPaths finds the spec chain of a kind: every struct field named
-// "spec" on the way from the root to the pod spec, or the root's spec.
-func specPaths(root, podSpec *typeNode) [][]string {
+// "spec" on the way from the root to the pod spec (at podPath), or the
+// root's spec.
+func specPaths(root *typeNode, podPath []string) [][]string {
+	if podPath != nil {
+		var out [][]string
+		for i, seg := range podPath {
+			if seg == "spec" {
+				out = append(out, podPath[:i+1])
+			}
+		}
+		return out
+	}
+	if spec := root.fields["spec"]; spec != nil && spec.kind == tStruct {
+		return [][]string{{"spec"}}
+	}
+	return nil
+}
+
+// podSpecPath finds the path from the root to the pod spec, shallowest
+// first, or nil when the kind has none.
+func podSpecPath(root, podSpec *typeNode) []string {
 	type item struct {
 		node *typeNode
 		path []string
@@ -189,13 +232,7 @@ func specPaths(root, podSpec *typeNode) [][]string {
 		it := queue[0]
 		queue = queue[1:]
 		if it.node == podSpec {
-			var out [][]string
-			for i, seg := range it.path {
-				if seg == "spec" {
-					out = append(out, it.path[:i+1])
-				}
-			}
-			return out
+			return it.path
 		}
 		if len(it.path) >= 6 || it.node.kind != tStruct {
 			continue
@@ -207,9 +244,6 @@ func specPaths(root, podSpec *typeNode) [][]string {
 			path := append(append([]string(nil), it.path...), name)
 			queue = append(queue, item{it.node.fields[name], path})
 		}
-	}
-	if spec := root.fields["spec"]; spec != nil && spec.kind == tStruct {
-		return [][]string{{"spec"}}
 	}
 	return nil
 }

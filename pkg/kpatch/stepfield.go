@@ -35,6 +35,9 @@ func (f *fieldStep) resolve(w typeWalk, n *typeNode) (typed, *problem) {
 	}
 	switch n.kind {
 	case tStruct:
+		if f.name == allContainersField && !f.bracketed && n.fields[f.name] == nil && hasContainerLists(n) {
+			return resolveAllContainers(w, n, f.col)
+		}
 		if t.node = n.fields[f.name]; t.node == nil {
 			return t, errorf(ErrUnknownField, "%s has no field %q at %s", n.name, f.name, w.at())
 		}

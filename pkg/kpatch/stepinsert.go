@@ -47,7 +47,9 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 		return c.fail(errorf(ErrType, "%s is %s; %s needs a list", c.at(), describeValue(cur), stepText(x)))
 	}
 	item := c.val
-	if c.pl.build != nil {
+	if b, ok := item.(builtItem); ok {
+		item = b.m
+	} else if c.pl.build != nil {
 		built, err := a.build(c.pl, c.vars)
 		if err != nil {
 			return err

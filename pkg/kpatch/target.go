@@ -8,7 +8,9 @@ import (
 type Target struct {
 	// Namespace is a glob over metadata.namespace; empty matches any.
 	Namespace string
-	// Kind matches the object's kind case-insensitively.
+	// Kind matches the object's kind case-insensitively. It may be a
+	// glob (`*`, `?`) over the built-in kinds, or a kind set such as
+	// @workload (see kindset.go).
 	Kind string
 	// Group and Version restrict the API group and version when HasGroup
 	// is set; Group "core" is the core group. Version may be empty.
@@ -56,7 +58,7 @@ func (r ObjectRef) Version() string {
 
 // Matches reports whether the target addresses the object.
 func (t *Target) Matches(r *ObjectRef) bool {
-	if !strings.EqualFold(t.Kind, r.Kind) {
+	if !t.matchesObjectKind(r) {
 		return false
 	}
 	if !t.groupMatches(r.Group(), r.Version()) {
@@ -85,7 +87,11 @@ func (t *Target) groupMatches(group, version string) bool {
 
 // globMatch matches s against a pattern of literal bytes, `*` (any run),
 // `?` (one byte) and `\x` (x literally). It does not allocate.
-func globMatch(pattern, s string) bool {
+func globMatch(pattern, s string) bool { return globMatchFold(pattern, s, false) }
+
+// globMatchFold is globMatch, comparing ASCII letters case-insensitively
+// when fold is set.
+func globMatchFold(pattern, s string, fold bool) bool {
 	px, sx := 0, 0
 	starPx, starSx := -1, -1
 	for sx < len(s) || px < len(pattern) {
@@ -104,12 +110,12 @@ func globMatch(pattern, s string) bool {
 			default:
 				if c == '\\' && px+1 < len(pattern) {
 					c = pattern[px+1]
-					if sx < len(s) && s[sx] == c {
+					if sx < len(s) && sameByte(s[sx], c, fold) {
 						px += 2
 						sx++
 						continue
 					}
-				} else if sx < len(s) && s[sx] == c {
+				} else if sx < len(s) && sameByte(s[sx], c, fold) {
 					px++
 					sx++
 					continue
@@ -124,6 +130,15 @@ func globMatch(pattern, s string) bool {
 		return false
 	}
 	return true
+}
+
+// sameByte compares two bytes, ASCII letters case-insensitively when
+// fold is set.
+func sameByte(a, b byte, fold bool) bool {
+	if a == b {
+		return true
+	}
+	return fold && isLetter(a) && isLetter(b) && a|0x20 == b|0x20
 }
 
 // isGlob reports whether a bare name holds an unescaped `*` or `?`.
@@ -171,12 +186,15 @@ func (t *Target) parseNamespace(text string, col int) (int, *problem) {
 // returns where they end.
 func (t *Target) parseKind(text string, start, col int) (int, *problem) {
 	i := start
-	for i < len(text) && isAlnum(text[i]) {
+	if i < len(text) && text[i] == '@' {
+		i++
+	}
+	for i < len(text) && (isAlnum(text[i]) || text[i] == '*' || text[i] == '?') {
 		i++
 	}
 	t.Kind = text[start:i]
-	if t.Kind == "" || !isLetter(t.Kind[0]) {
-		return 0, errorAt(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web]")
+	if !isKindPattern(t.Kind) {
+		return 0, errorAt(col+start, ErrSyntax, "expected a kind at the start of the header, such as [deployment.web], a kind glob such as [*.web] or a kind set such as [@workload.web]")
 	}
 	if i >= len(text) || text[i] != '(' {
 		return i, nil
@@ -254,6 +272,15 @@ func (t *Target) String() string {
 
 // escapeName escapes a literal name so that it is not read as a glob.
 func escapeName(name string) string { return escapeText(name, "*?") }
+
+// isKindPattern accepts a kind (a letter, then letters and digits), a
+// kind glob (letters, digits, `*`, `?`) or a kind set (@ and a kind).
+func isKindPattern(s string) bool {
+	if rest, ok := strings.CutPrefix(s, "@"); ok {
+		return rest != "" && isLetter(rest[0]) && isWord(rest, "")
+	}
+	return s != "" && (isLetter(s[0]) || s[0] == '*' || s[0] == '?') && isWord(s, "*?")
+}
 
 func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -13,6 +13,12 @@ import (
 // that no object can have. An unknown kind that resembles no built-in kind
 // is a custom resource's, and fine.
 func targetProblem(t *Target) *problem {
+	switch t.kindForm() {
+	case kindSet:
+		return kindSetProblem(t)
+	case kindGlob:
+		return kindGlobProblem(t)
+	}
 	if !isWord(t.Kind, "") {
 		return errorf(ErrUnmatchable, "%q is not a kind: a kind is letters and digits, such as Deployment", t.Kind)
 	}
@@ -36,6 +42,47 @@ func targetProblem(t *Target) *problem {
 		return errorf(ErrUnknownKind, "unknown kind %q: %s is a short name, which targets do not take; did you mean %s?", t.Kind, strings.ToLower(t.Kind), kind)
 	}
 	return errorf(ErrUnknownKind, "unknown kind %q; did you mean %s? (a custom resource kind this close to a built-in one is written with its group: %s(example.com).NAME)", t.Kind, kind, t.Kind)
+}
+
+// kindSetProblem checks a target of a kind set: @workload is the only
+// one, and it takes no API group (its kinds are in core, apps and batch).
+func kindSetProblem(t *Target) *problem {
+	if !t.isWorkloadSet() {
+		return errorf(ErrUnknownKind, "unknown kind set %q: the kind set is @workload (%s); a kind is written without @", t.Kind, strings.Join(WorkloadKinds(), ", "))
+	}
+	if t.HasGroup {
+		return errorf(ErrUnmatchable, "@workload takes no API group: it is the kinds %s of the groups core, apps and batch", strings.Join(WorkloadKinds(), ", "))
+	}
+	return nameProblem(t)
+}
+
+// kindGlobProblem checks a kind glob: it must match a built-in kind (in
+// the target's group, when it names a built-in one), unless it is
+// restricted to a custom resource's group.
+func kindGlobProblem(t *Target) *problem {
+	if !isKindPattern(t.Kind) || strings.HasPrefix(t.Kind, "@") {
+		return errorf(ErrUnmatchable, "%q is not a kind glob: a kind glob is letters, digits, * and ?, such as *Set", t.Kind)
+	}
+	if err := nameProblem(t); err != nil {
+		return err
+	}
+	if t.HasGroup && !isBuiltinGroup(t.coreGroup()) {
+		if !strings.Contains(t.Group, ".") {
+			return errorf(ErrUnmatchable, "no API group %q: built-in groups are core, apps, batch, ...; a custom resource's group holds a dot (example.com); write (core/v1) for the core group", t.Group)
+		}
+		return nil
+	}
+	if kinds, _ := targetSchemas(t); len(kinds) == 0 {
+		in := ""
+		if t.HasGroup {
+			in = " of the API group " + t.Group
+			if t.Version != "" {
+				in += " in " + t.Version
+			}
+		}
+		return errorf(ErrUnmatchable, "no built-in kind%s matches the kind glob %q", in, t.Kind)
+	}
+	return nil
 }
 
 // groupProblem checks a group restriction that names a built-in API
