@@ -181,3 +181,19 @@ func TestApplyPatchFromStdin(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s", code, stdout)
 	}
 }
+
+// TestUnmatchedKindSetsAndGlobs: a target by kind set or kind glob is
+// unmatched only when no object of any kind it covers matches it.
+func TestUnmatchedKindSetsAndGlobs(t *testing.T) {
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers: [{name: a, image: app:v1}]\n"
+	files := map[string]string{"m.kpatch": "[@workload.*.allContainers]\nimage.registry: mirror.internal:5000\n\n[*.web]\nlabels.x: y\n\n[@workload.api]\nserviceAccountName: api\n\n[*set.*]\nlabels.y: z\n"}
+	code, stdout, stderr := runCLI(t, files, deploy, "apply", "-p", "m.kpatch", "-f", "-")
+	if code != 0 || !strings.Contains(stdout, "mirror.internal:5000/app:v1") {
+		t.Fatalf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	want := "m.kpatch:7:1: warning: target @workload.api matches no object of the input\n" +
+		"m.kpatch:10:1: warning: target *set.* matches no object of the input\n"
+	if stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+	}
+}

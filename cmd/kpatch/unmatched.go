@@ -45,7 +45,11 @@ func unmatchedTargets(patches []*kpatch.Patch, objects []kpatch.ObjectRef, fatal
 	for _, p := range patches {
 		var inFile []*unmatchedTarget
 		check := func(t *kpatch.Target, line, col int) {
-			if !matchesAny(t, byKind[strings.ToLower(t.Kind)]) {
+			candidates := byKind[strings.ToLower(t.Kind)]
+			if strings.ContainsAny(t.Kind, "*?@") { // a kind glob or kind set
+				candidates = objects
+			}
+			if !matchesAny(t, candidates) {
 				pos := kpatch.Position{File: p.Name(), Line: line, Column: col}
 				inFile = append(inFile, &unmatchedTarget{Pos: pos, Target: *t, Fatal: fatal})
 			}
