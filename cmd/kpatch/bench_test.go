@@ -115,3 +115,32 @@ func BenchmarkRewriteDocument(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExplain explains n patch files, each setting a value of one of
+// 10 ConfigMaps, at n and 10n: the report holds n files for each object.
+// The objects keep their size; diffing a result costs its object's size.
+func BenchmarkExplain(b *testing.B) {
+	const objects = 10
+	for _, n := range []int{100, 1000} {
+		var files patchFiles
+		var docs []*document
+		for i := range n {
+			p, err := kpatch.ParseAndCompile(fmt.Sprintf("%d.kpatch", i), fmt.Appendf(nil, "[configmap.c%d]\ndata.a: v%d\n", i%objects, i))
+			if err != nil {
+				b.Fatal(err)
+			}
+			files = append(files, patchFile{patch: p})
+		}
+		for i := range objects {
+			docs = append(docs, &document{obj: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)}, "data": map[string]any{"a": "x"}}})
+		}
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if r := newTracer(docs, kpatch.ApplyOptions{}).trace(files); len(r[0].Files) != n {
+					b.Fatalf("%d objects", len(r))
+				}
+			}
+		})
+	}
+}

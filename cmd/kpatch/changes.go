@@ -34,10 +34,14 @@ const (
 // object as the steps before it left it. Paths are full paths from the
 // object's root, without shorthand.
 type change struct {
-	kind    changeKind
-	path    kpatch.Path
-	value   any
-	rebuild rebuildKind
+	kind  changeKind
+	path  kpatch.Path
+	value any
+	// old is what the change replaces or removes (the base value) and
+	// replaces marks a set where a value was, for kpatch explain.
+	old      any
+	replaces bool
+	rebuild  rebuildKind
 	// item addresses an inserted item once it is in the list (a selector
 	// by its key, or its index), for the entries of a .kpatch file that
 	// build the item's own lists after it.
@@ -125,9 +129,9 @@ func (d *objectDiff) value(path kpatch.Path, loc string, sc schemaCursor, base, 
 	case bIsList && tIsList:
 		d.listDiff(path, loc, sc, bl, tl)
 	case shapeOf(target) == scalarShape || base == nil:
-		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, schema: sc})
+		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, old: base, replaces: true, schema: sc})
 	default:
-		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, rebuild: rebuildDelete, schema: sc})
+		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, old: base, replaces: true, rebuild: rebuildDelete, schema: sc})
 	}
 }
 
@@ -139,7 +143,7 @@ func (d *objectDiff) mapDiff(path kpatch.Path, loc string, sc schemaCursor, base
 			return
 		}
 		// the map whole: a YAML patch file writes it
-		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, rebuild: rebuildDelete, schema: sc})
+		d.changes = append(d.changes, change{kind: setValue, path: path, value: target, old: base, replaces: true, rebuild: rebuildDelete, schema: sc})
 		return
 	}
 	keys := make([]string, 0, len(target)+len(base))
@@ -163,7 +167,7 @@ func (d *objectDiff) mapDiff(path kpatch.Path, loc string, sc schemaCursor, base
 		mark := len(d.changes)
 		switch {
 		case !inTarget:
-			d.changes = append(d.changes, change{kind: deleteValue, path: with(p, kpatch.Segment{Kind: kpatch.Delete})})
+			d.changes = append(d.changes, change{kind: deleteValue, path: with(p, kpatch.Segment{Kind: kpatch.Delete}), old: b})
 		case !inBase:
 			d.changes = append(d.changes, change{kind: setValue, path: p, value: t, schema: sc.field(k)})
 		default:
@@ -215,7 +219,7 @@ func holdsMaps(v any, inList bool) bool {
 	return false
 }
 
-// setList writes a list whole: a set that replaces the list.
-func (d *objectDiff) setList(path kpatch.Path, sc schemaCursor, target []any) {
-	d.changes = append(d.changes, change{kind: setValue, path: path, value: target, rebuild: rebuildClear, schema: sc})
+// setList writes a list whole: a set that replaces the list base.
+func (d *objectDiff) setList(path kpatch.Path, sc schemaCursor, base, target []any) {
+	d.changes = append(d.changes, change{kind: setValue, path: path, value: target, old: base, replaces: true, rebuild: rebuildClear, schema: sc})
 }

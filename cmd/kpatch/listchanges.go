@@ -13,7 +13,7 @@ import (
 // where item changes cannot reach the target.
 func (d *objectDiff) listDiff(path kpatch.Path, loc string, sc schemaCursor, base, target []any) {
 	if d.rebuild[loc] || len(base) == 0 {
-		d.setList(path, sc, target)
+		d.setList(path, sc, base, target)
 		return
 	}
 	if key := identityKey(sc.mergeKey, base, target); key != "" {
@@ -71,7 +71,7 @@ func selectSegment(kind kpatch.SegmentKind, key, value string) kpatch.Segment {
 func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, key string, base, target []any) {
 	kept := keptItems(base, target, key)
 	if d.insertionsMeetTwins(base, target, kept, sc) {
-		d.setList(path, sc, target)
+		d.setList(path, sc, base, target)
 		return
 	}
 	keptBase := make(map[int]bool, len(kept))
@@ -81,7 +81,7 @@ func (d *objectDiff) keyedList(path kpatch.Path, loc string, sc schemaCursor, ke
 	for bi, it := range base {
 		if !keptBase[bi] {
 			k, _ := keyText(it, key)
-			d.changes = append(d.changes, change{kind: deleteValue, path: with(path, selectSegment(kpatch.DeleteItems, key, k))})
+			d.changes = append(d.changes, change{kind: deleteValue, path: with(path, selectSegment(kpatch.DeleteItems, key, k)), old: it})
 		}
 	}
 	for ti, it := range target {
@@ -177,14 +177,14 @@ func (d *objectDiff) keylessList(path kpatch.Path, loc string, sc schemaCursor, 
 		}
 		sel, ok := uniqueSelector(base[s.base], base, target)
 		if !ok {
-			d.setList(path, sc, target)
+			d.setList(path, sc, base, target)
 			return
 		}
-		deletions = append(deletions, change{kind: deleteValue, path: with(path, sel)})
+		deletions = append(deletions, change{kind: deleteValue, path: with(path, sel), old: base[s.base]})
 		remaining--
 	}
 	if keylessInsertionsMeetTwins(steps, base, target, sc.mergeKey) {
-		d.setList(path, sc, target)
+		d.setList(path, sc, base, target)
 		return
 	}
 	d.changes = append(d.changes, deletions...)

@@ -13,6 +13,14 @@ type patchFile struct {
 	repl  *replacement.Replacements
 }
 
+// name returns the file's name, as messages give it.
+func (f patchFile) name() string {
+	if f.patch != nil {
+		return f.patch.Name()
+	}
+	return f.repl.Name()
+}
+
 // patchFiles are the files of a run, in the order they apply.
 type patchFiles []patchFile
 

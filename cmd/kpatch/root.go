@@ -34,7 +34,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsageError(err) })
-	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newParamsCommand(s), newVersionCommand(s))
+	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newParamsCommand(s), newExplainCommand(s), newVersionCommand(s))
 	root.SetHelpCommand(newHelpCommand())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"cmp"
+	"slices"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// explainReport is the output of kpatch explain, the schema of -o json
+// and -o yaml (docs/explain.md).
+type explainReport struct {
+	Objects []*objectReport `json:"objects" yaml:"objects"`
+}
+
+// objectReport is what the files did to one object, file by file in the
+// order they applied.
+type objectReport struct {
+	APIVersion string        `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string        `json:"kind" yaml:"kind"`
+	Namespace  string        `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	Name       string        `json:"name" yaml:"name"`
+	Files      []*fileReport `json:"files" yaml:"files"`
+}
+
+func newObjectReport(ref kpatch.ObjectRef) *objectReport {
+	return &objectReport{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Files: []*fileReport{}}
+}
+
+func (r *objectReport) add(f *fileReport) { r.Files = append(r.Files, f) }
+
+// fileReport is what one file did to one object.
+type fileReport struct {
+	File string `json:"file" yaml:"file"`
+	// Position is the file's place in the order the files apply, from 1.
+	Position int            `json:"position" yaml:"position"`
+	Result   string         `json:"result" yaml:"result"`
+	Changes  []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors   []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+}
+
+// fileOrder is where a file stands in the order the files apply: what
+// every report of the file starts with.
+type fileOrder struct {
+	file     string
+	position int
+}
+
+func (o fileOrder) report(result string) *fileReport {
+	return &fileReport{File: o.file, Position: o.position, Result: result}
+}
+
+// The operations of a fieldChange, as RFC 6902 names them.
+const (
+	opAdd     = "add"
+	opReplace = "replace"
+	opRemove  = "remove"
+)
+
+// fieldChange is one field (or list item) a file added, replaced or
+// removed: its kpatch path from the object's root, and its values before
+// and after (Old absent for add, New absent for remove).
+type fieldChange struct {
+	Path string `json:"path" yaml:"path"`
+	Op   string `json:"op" yaml:"op"`
+	Old  *any   `json:"old,omitempty" yaml:"old,omitempty"`
+	New  *any   `json:"new,omitempty" yaml:"new,omitempty"`
+	// order sorts the changes in document order.
+	order []orderStep
+}
+
+// fieldChanges turns the changes of the diff from before to after into
+// field changes, in document order: the order of the fields as kubectl
+// prints the object (keys in alphabetical order, list items in list
+// order; a removed item where it stood in before).
+func fieldChanges(changes []change, before, after map[string]any) []*fieldChange {
+	out := make([]*fieldChange, 0, len(changes))
+	for i := range changes {
+		c := &changes[i]
+		path, fc := c.path, &fieldChange{}
+		switch c.kind {
+		case deleteValue:
+			path = valuePath(path)
+			fc.Op, fc.Old = opRemove, valueOf(c.old)
+			fc.order = documentOrder(before, path)
+		case insertItem:
+			path = with(path[:len(path)-1], c.item)
+			fc.Op, fc.New = opAdd, valueOf(c.value)
+			fc.order = documentOrder(after, path)
+		default:
+			fc.Op, fc.New = opAdd, valueOf(c.value)
+			if c.replaces {
+				fc.Op, fc.Old = opReplace, valueOf(c.old)
+			}
+			fc.order = documentOrder(after, path)
+		}
+		fc.Path = path.String()
+		out = append(out, fc)
+	}
+	slices.SortStableFunc(out, func(a, b *fieldChange) int { return compareOrder(a.order, b.order) })
+	return out
+}
+
+// valuePath returns the path of what a delete removes: a field without
+// its [delete], an item [delete=k=v] as the selector [k=v].
+func valuePath(path kpatch.Path) kpatch.Path {
+	last := path[len(path)-1]
+	if last.Kind != kpatch.DeleteItems {
+		return path[:len(path)-1]
+	}
+	if !last.ByMatch {
+		return with(path[:len(path)-1], indexSegment(last.Index))
+	}
+	return with(path[:len(path)-1], kpatch.Segment{Kind: kpatch.Select, Key: last.Key, Value: last.Value})
+}
+
+func valueOf(v any) *any { return &v }
+
+// orderStep is one step of a change's place in the object: a field by
+// name, or a list item by index.
+type orderStep struct {
+	name  string
+	index int
+}
+
+// documentOrder returns the place of path in obj. A step that obj does
+// not have sorts by what the path says.
+func documentOrder(obj any, path kpatch.Path) []orderStep {
+	steps := make([]orderStep, 0, len(path))
+	for _, seg := range path {
+		switch seg.Kind {
+		case kpatch.Field:
+			steps = append(steps, orderStep{name: seg.Name})
+			m, _ := obj.(map[string]any)
+			obj = m[seg.Name]
+		case kpatch.Index:
+			steps = append(steps, orderStep{index: seg.Index})
+			obj = itemAt(obj, seg.Index)
+		case kpatch.Select:
+			i := selectedIndex(obj, seg)
+			steps = append(steps, orderStep{index: i})
+			obj = itemAt(obj, i)
+		}
+	}
+	return steps
+}
+
+// selectedIndex returns the index of the first item that the selector
+// selects, or -1.
+func selectedIndex(list any, seg kpatch.Segment) int {
+	l, _ := list.([]any)
+	if len(seg.Key) != 1 {
+		return -1
+	}
+	return slices.IndexFunc(l, func(it any) bool {
+		text, ok := keyText(it, seg.Key[0])
+		return ok && text == seg.Value
+	})
+}
+
+func itemAt(list any, i int) any {
+	if l, ok := list.([]any); ok && i >= 0 && i < len(l) {
+		return l[i]
+	}
+	return nil
+}
+
+func compareOrder(a, b []orderStep) int {
+	for i := range min(len(a), len(b)) {
+		if c := cmp.Or(cmp.Compare(a[i].name, b[i].name), cmp.Compare(a[i].index, b[i].index)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
