@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // alignOp is what one step of a list alignment does.
@@ -59,7 +61,7 @@ func alignByKey(base, target []any, key string) []alignStep {
 	for _, a := range anchors(keys(base), keys(target)) {
 		steps = appendRun(steps, base, target, bi, a[0], ti, a[1], never)
 		op := alignKeep
-		if !sameValue(base[a[0]], target[a[1]]) {
+		if !kpatch.Equal(base[a[0]], target[a[1]]) {
 			op = alignPair
 		}
 		steps = append(steps, alignStep{op, a[0], a[1]})

@@ -88,7 +88,7 @@ func unaddressableKey(base, target map[string]any) (string, bool) {
 		for k := range m {
 			b, inBase := base[k]
 			t, inTarget := target[k]
-			if !pathKey(k) && (inBase != inTarget || !sameValue(b, t)) {
+			if !pathKey(k) && (inBase != inTarget || !kpatch.Equal(b, t)) {
 				return k, true
 			}
 		}
@@ -116,7 +116,7 @@ func locField(loc, name string) string {
 
 // value adds the changes that turn base into target at path.
 func (d *objectDiff) value(path kpatch.Path, loc string, sc schemaCursor, base, target any) {
-	if sameValue(base, target) {
+	if kpatch.Equal(base, target) {
 		return
 	}
 	bm, bIsMap := base.(map[string]any)

@@ -275,12 +275,12 @@ func checkRoundTrip(t testing.TB, base, target []*manifestObject) {
 			if o, ok := targets[b.key]; ok {
 				want = o.obj
 			}
-			if err != nil || !sameValue(got, want) {
+			if err != nil || !kpatch.Equal(got, want) {
 				t.Fatalf("-o %s: %s: err %v\ngot  %s\nwant %s\npatch:\n%s", format, b.ref, err, brief(got), brief(want), out)
 			}
 			// the webhook may apply a registry file twice to one object
 			again, err := kpatch.Apply(got, []*kpatch.Patch{p}, kpatch.ApplyOptions{})
-			if err != nil || !sameValue(again, want) {
+			if err != nil || !kpatch.Equal(again, want) {
 				t.Fatalf("-o %s: %s: applied twice: err %v\n%v\npatch:\n%s", format, b.ref, err, firstDifference(again, want, "", ""), out)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // errKeepLayout is a change of a document whose layout the writer cannot
@@ -22,7 +24,7 @@ var errKeepLayout = errors.New("the layout of the document cannot be kept here")
 // n's items aligned with the new ones; a changed scalar keeps its quotes
 // where it is still a string. n is not modified.
 func mergeNode(n *yaml.Node, orig, patched any) (*yaml.Node, error) {
-	if sameValue(orig, patched) {
+	if kpatch.Equal(orig, patched) {
 		return n, nil
 	}
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {

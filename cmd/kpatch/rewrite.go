@@ -6,6 +6,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // rewriteDocument returns the text of a document whose object changed
@@ -57,7 +59,7 @@ func decodesTo(text []byte, obj map[string]any) bool {
 	if err := utiljson.Unmarshal(bytes.TrimSpace(js), &got); err != nil {
 		return false
 	}
-	return sameValue(got, obj)
+	return kpatch.Equal(got, obj)
 }
 
 // expandAliases replaces every alias below n by a copy of the node it

@@ -108,7 +108,7 @@ func firstDifference(got, want any, loc, list string) *mismatch {
 // values, or a number or boolean and its text, which the engine writes
 // into string and quantity fields (cpu: 1 is the quantity "1").
 func sameScalar(got, want any) bool {
-	if sameValue(got, want) {
+	if kpatch.Equal(got, want) {
 		return true
 	}
 	gs, gIsString := got.(string)

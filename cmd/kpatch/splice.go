@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // errEmptied is a block map or list that the patches emptied: its owner
@@ -124,7 +126,7 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 		switch {
 		case !kept:
 			err = s.removeEntry(k, owner)
-		case !sameValue(orig[key], p):
+		case !kpatch.Equal(orig[key], p):
 			err = s.changeEntry(k, v, orig[key], p)
 		}
 		if err != nil {

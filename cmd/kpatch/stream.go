@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // manifestFile is one input file as written: its documents and the
@@ -77,7 +79,7 @@ func (d *document) yaml() ([]byte, error) {
 		return d.text, nil
 	case d.json:
 		return yaml.Marshal(d.obj)
-	case sameValue(d.orig, d.obj):
+	case kpatch.Equal(d.orig, d.obj):
 		return d.text, nil
 	}
 	return rewriteDocument(d.text, d.orig, d.obj)

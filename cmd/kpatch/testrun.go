@@ -11,6 +11,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 	"sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // testResult is what one test gave: whether it passed, why not, and a
@@ -262,7 +264,7 @@ func sameObjects(a, b []map[string]any) bool {
 		return false
 	}
 	for i := range a {
-		if !sameValue(a[i], b[i]) {
+		if !kpatch.Equal(a[i], b[i]) {
 			return false
 		}
 	}

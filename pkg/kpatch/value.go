@@ -369,6 +369,11 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// Equal compares two decoded values (maps, lists and scalars as JSON or
+// YAML decoders give them); numbers compare by value whatever their Go
+// type, so 3 and 3.0 are equal.
+func Equal(a, b any) bool { return equalValue(a, b) }
+
 // equalValue compares two unstructured values; numbers compare by value
 // whatever their Go type.
 func equalValue(a, b any) bool {
