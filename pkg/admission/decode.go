@@ -2,6 +2,7 @@ package admission
 
 import (
 	"github.com/bytedance/sonic"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // objectDecoder decodes admitted objects as the API server's decoder
@@ -19,11 +20,26 @@ var objectDecoder = sonic.Config{
 	CopyString: false,
 }.Froze()
 
+// sonicKeepsIntegers says whether objectDecoder decodes integers as
+// int64 on this platform: sonic's portable fallback (other architectures
+// than amd64 and arm64, Go versions it does not know yet) ignores
+// UseInt64, and the API server's own decoder is used instead.
+var sonicKeepsIntegers = func() bool {
+	var v map[string]any
+	err := objectDecoder.Unmarshal([]byte(`{"i":1}`), &v)
+	_, ok := v["i"].(int64)
+	return err == nil && ok
+}()
+
 // decodeObject decodes a JSON object; a JSON value that is not an object
 // (null included) is errNotAnObject.
 func decodeObject(raw []byte) (map[string]any, error) {
 	var obj map[string]any
-	if err := objectDecoder.Unmarshal(raw, &obj); err != nil {
+	decode := objectDecoder.Unmarshal
+	if !sonicKeepsIntegers {
+		decode = utiljson.Unmarshal
+	}
+	if err := decode(raw, &obj); err != nil {
 		return nil, err
 	}
 	if obj == nil {

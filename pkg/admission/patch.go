@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bytedance/sonic/encoder"
 	"gomodules.xyz/jsonpatch/v2"
 )
 
@@ -30,13 +31,15 @@ func diffMaps(a, b map[string]any, path string, ops []jsonpatch.Operation) ([]js
 	}
 	var err error
 	for key, bv := range b {
-		p := path + "/" + escapePointer(key)
 		av, ok := a[key]
 		if !ok {
-			ops = append(ops, jsonpatch.NewOperation("add", p, bv))
+			ops = append(ops, jsonpatch.NewOperation("add", path+"/"+escapePointer(key), bv))
 			continue
 		}
-		if ops, err = diffValues(av, bv, p, ops); err != nil {
+		if identical(av, bv) {
+			continue
+		}
+		if ops, err = diffValues(av, bv, path+"/"+escapePointer(key), ops); err != nil {
 			return nil, err
 		}
 	}
@@ -103,11 +106,29 @@ func diffLists(a, b []any, path string, ops []jsonpatch.Operation) ([]jsonpatch.
 	}
 	var err error
 	for i := range n {
+		if identical(a[i], b[i]) {
+			continue
+		}
 		if ops, err = diffValues(a[i], b[i], path+"/"+strconv.Itoa(i), ops); err != nil {
 			return nil, err
 		}
 	}
 	return ops, nil
+}
+
+// identical reports whether two values are the same container or equal
+// scalars: the subtrees the engine left alone, which the walk skips
+// without building their paths.
+func identical(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && sameContainer(x, y)
+	case []any:
+		y, ok := b.([]any)
+		return ok && sameContainer(x, y)
+	}
+	return scalar(a) && scalar(b) && sameScalar(a, b)
 }
 
 func scalar(v any) bool {
@@ -166,32 +187,48 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	return encodePatch(ops)
 }
 
-// encodePatch writes operations as the JSON array of RFC 6902, each value
-// marshalled once (jsonpatch's own MarshalJSON marshals every operation
-// twice over).
+// encodePatch writes operations as the JSON array of RFC 6902 into one
+// buffer, each value encoded once as encoding/json would (sorted keys;
+// jsonpatch's own MarshalJSON marshals every operation twice over).
 func encodePatch(ops []jsonpatch.Operation) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('[')
+	b := make([]byte, 0, 64*len(ops))
+	b = append(b, '[')
 	for i, op := range ops {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		path, err := json.Marshal(op.Path)
-		if err != nil {
+		b = append(b, `{"op":"`...)
+		b = append(b, op.Operation...)
+		b = append(b, `","path":`...)
+		if err := encodeValue(&b, op.Path); err != nil {
 			return nil, err
 		}
-		b.WriteString(`{"op":"` + op.Operation + `","path":`)
-		b.Write(path)
 		if op.Operation != "remove" {
-			value, err := json.Marshal(op.Value)
-			if err != nil {
+			b = append(b, `,"value":`...)
+			if err := encodeValue(&b, op.Value); err != nil {
 				return nil, err
 			}
-			b.WriteString(`,"value":`)
-			b.Write(value)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return append(b, ']'), nil
+}
+
+// valueEncoding is encoding/json's output without its HTML escaping
+// (json.Encoder.SetEscapeHTML(false)): map keys sorted, invalid UTF-8
+// replaced. The API server reads the patch, no browser: escaping `<`, `>`
+// and `&` would only cost a second pass over the buffer.
+const valueEncoding = encoder.SortMapKeys | encoder.ValidateString
+
+// encodeValue appends v as JSON to b.
+func encodeValue(b *[]byte, v any) error {
+	if !sonicKeepsIntegers {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(v)
+		*b = append(*b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		return err
+	}
+	return encoder.EncodeInto(b, v, valueEncoding)
 }
