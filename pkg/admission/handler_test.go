@@ -20,7 +20,7 @@ import (
 const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
 "spec":{"replicas":1,"x-unknown":{"kept":true},"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.25"}]}}}}`
 
-func newHandler(t *testing.T, files map[string]string) *Handler {
+func newHandler(t testing.TB, files map[string]string) *Handler {
 	t.Helper()
 	var c Compiler
 	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
