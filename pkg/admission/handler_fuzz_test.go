@@ -27,7 +27,7 @@ var fuzzFiles = map[string]string{
 		"[deployment.*.tolerations[-]]\nkey: x\noperator: Exists\n[pod.*]\nannotations.x: \"y\"\n[pod.*.containers.*]\nimagePullPolicy: Always\n",
 	"b-strategic.yaml": "- target: deployment.*\n  type: strategic\n  patch:\n    spec:\n      template:\n        spec:\n          containers:\n          - name: envoy\n            image: envoy:1\n" +
 		"- target: pod.*\n  type: strategic\n  patch:\n    spec:\n      containers:\n      - name: app\n        env:\n        - name: A\n          value: b\n",
-	"c-merge.yaml": "- target: deployment.*\n  type: merge\n  patch:\n    metadata:\n      annotations:\n        m: \"1\"\n    spec:\n      paused: null\n",
+	"c-merge.yaml":    "- target: deployment.*\n  type: merge\n  patch:\n    metadata:\n      annotations:\n        m: \"1\"\n    spec:\n      paused: null\n",
 	"d-delete.kpatch": "[deployment.*]\nannotations.gone[delete]:\n",
 }
 
@@ -132,4 +132,3 @@ func (h *fuzzHandler) checkPatch(t *testing.T, req *admissionv1.AdmissionRequest
 		t.Fatalf("the JSONPatch gives\n%s\nApply gives\n%s", patched, encoded)
 	}
 }
-
