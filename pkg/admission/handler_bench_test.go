@@ -70,7 +70,8 @@ func specificRegistry(n int) []corev1.ConfigMap {
 			default:
 				target = fmt.Sprintf("team-%d/deployment.*", i)
 			}
-			data[fmt.Sprintf("s%05d.kpatch", i)] = fmt.Sprintf("[%s]\nreplicas: %d\nlabels.team: t%d\n", target, i%5+1, i)
+			// a field of its own: no two files conflict
+			data[fmt.Sprintf("s%05d.kpatch", i)] = fmt.Sprintf("[%s]\nannotations[example.com/s%05d]: \"on\"\n", target, i)
 		}
 		cms = append(cms, configMap(fmt.Sprintf("specific-%03d", c), data))
 	}

@@ -58,7 +58,8 @@ func residentBytes(pid int) (int64, error) {
 
 // extraRegistry is n files in ConfigMaps of 100, each targeting
 // Deployments the load's request is not: a third by a literal name, a
-// third by a name prefix, a third by a namespace.
+// third by a name prefix, a third by a namespace, each setting an
+// annotation of its own.
 func extraRegistry(n int) []*corev1.ConfigMap {
 	var cms []*corev1.ConfigMap
 	for c := 0; c*100 < n; c++ {
@@ -66,7 +67,8 @@ func extraRegistry(n int) []*corev1.ConfigMap {
 		for k := 0; k < 100 && c*100+k < n; k++ {
 			i := c*100 + k
 			target := [...]string{"deployment.app-%d", "deployment.app-%d-*", "team-%d/deployment.*"}[i%3]
-			data[fmt.Sprintf("s%05d.kpatch", i)] = fmt.Sprintf("["+target+"]\nreplicas: %d\nlabels.team: t%d\n", i, i%5+1, i)
+			// a field of its own: no two files conflict
+			data[fmt.Sprintf("s%05d.kpatch", i)] = fmt.Sprintf("["+target+"]\nannotations[example.com/s%05d]: \"on\"\n", i, i)
 		}
 		cms = append(cms, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("extra-%03d", c), Namespace: cluster.RegistryNamespace,
