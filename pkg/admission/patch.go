@@ -1,13 +1,11 @@
 package admission
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/bytedance/sonic/encoder"
 	"gomodules.xyz/jsonpatch/v2"
 )
 
@@ -199,36 +197,14 @@ func encodePatch(ops []jsonpatch.Operation) ([]byte, error) {
 		}
 		b = append(b, `{"op":"`...)
 		b = append(b, op.Operation...)
-		b = append(b, `","path":`...)
-		if err := encodeValue(&b, op.Path); err != nil {
-			return nil, err
-		}
+		b = appendString(append(b, `","path":`...), op.Path)
 		if op.Operation != "remove" {
-			b = append(b, `,"value":`...)
-			if err := encodeValue(&b, op.Value); err != nil {
+			var err error
+			if b, err = appendJSON(append(b, `,"value":`...), op.Value); err != nil {
 				return nil, err
 			}
 		}
 		b = append(b, '}')
 	}
 	return append(b, ']'), nil
-}
-
-// valueEncoding is encoding/json's output without its HTML escaping
-// (json.Encoder.SetEscapeHTML(false)): map keys sorted, invalid UTF-8
-// replaced. The API server reads the patch, no browser: escaping `<`, `>`
-// and `&` would only cost a second pass over the buffer.
-const valueEncoding = encoder.SortMapKeys | encoder.ValidateString
-
-// encodeValue appends v as JSON to b.
-func encodeValue(b *[]byte, v any) error {
-	if !sonicKeepsIntegers {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(v)
-		*b = append(*b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		return err
-	}
-	return encoder.EncodeInto(b, v, valueEncoding)
 }
