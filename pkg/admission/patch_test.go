@@ -116,7 +116,7 @@ func objectsIn(t *testing.T, dir string) []map[string]any {
 func TestEncodePatchAsEncodingJSON(t *testing.T) {
 	values := []any{
 		nil, true, "x", "<a&b>", "é\u2028\u2029\x01\x1f\n\r\t\"\\/", "a\xffb", int64(-9223372036854775808), int64(42),
-		1.5, 1e20, 1e21, 123456789e15, 1e-6, 1e-7, 0.1, -0.0, 3.0, 1.0000000000000002,
+		1.5, 1e20, 1e21, 123456789e15, 1e-6, 1e-7, 0.1, math.Copysign(0, -1), 3.0, 1.0000000000000002,
 		map[string]any{"z": int64(1), "a": []any{map[string]any{"b": nil, "A": "é"}}, "<": ">"},
 		[]any{}, map[string]any{}, -1e21, 5e-324, 1.7976931348623157e308, -1.5e-7, "\xff", "a\xe2\x80", "\u007f\u0080\U0001F600",
 		map[string]string{"b": "<", "a": "x"}, int64(9223372036854775807),
