@@ -63,15 +63,15 @@ type objectRun struct {
 // files.
 func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
 	ref := objectRef(obj, opts.Namespace)
-	run := &objectRun{in: obj, out: obj}
-	for _, p := range patches {
+	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
+	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if !targets(p, &ref) {
 			continue
 		}
-		next, err := applyFile(ctx, p, run.out, opts)
+		next, err := applyFile(ctx, patches[i:i+1], run.out, opts)
 		if err == nil && checkEncoding {
 			if _, eerr := jsonPatch(run.out, next); eerr != nil {
 				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
@@ -92,20 +92,21 @@ func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch
 	return run, nil
 }
 
-// applyFile applies one file within opts.Budget and until ctx ends (the
-// engine rolls the file back and fails it with kpatch.ErrBudget), turning
-// a panic into a *PanicError. The
+// applyFile applies one file, the only patch of one (a slice of the
+// registry's, so that no slice is allocated per file), within
+// opts.Budget and until ctx ends (the engine rolls the file back and fails
+// it with kpatch.ErrBudget), turning a panic into a *PanicError. The
 // engine never modifies its input, so obj is intact after a panic.
-func applyFile(ctx context.Context, p *kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
+func applyFile(ctx context.Context, one []*kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = obj, &PanicError{File: p.Name(), Value: r, Stack: debug.Stack()}
+			out, err = obj, &PanicError{File: one[0].Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	out, err = kpatch.ApplyContext(ctx, obj, []*kpatch.Patch{p}, opts)
+	out, err = kpatch.ApplyContext(ctx, obj, one, opts)
 	// the engine recovers the panics of the merge libraries itself
 	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
-		return obj, &PanicError{File: p.Name(), Value: pe.Value, Stack: pe.Stack}
+		return obj, &PanicError{File: one[0].Name(), Value: pe.Value, Stack: pe.Stack}
 	}
 	return out, err
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -89,15 +88,12 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if reg == nil {
 		return h.answerInternal(log, notSynced())
 	}
-	patches := reg.Patches(req.Kind.Kind)
+	patches := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
 	if len(patches) == 0 {
 		return admission.Allowed(""), ResultUnchanged
 	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(req.Object.Raw, &obj); err != nil || obj == nil {
-		if err == nil {
-			err = errNotAnObject
-		}
+	obj, err := decodeObject(req.Object.Raw)
+	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
 	start := time.Now()

@@ -1,7 +1,9 @@
 package admission
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +16,11 @@ import (
 // pkg/kpatch/testdata/bench (10 files, 40 entries) and the request of its
 // Deployment.
 func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
+	return benchHandlerWith(b, nil)
+}
+
+// benchHandlerWith is benchHandler with more ConfigMaps in the registry.
+func benchHandlerWith(b *testing.B, more []corev1.ConfigMap) (*Handler, *Handler, []byte) {
 	files, _ := filepath.Glob("../kpatch/testdata/bench/*.kpatch")
 	data := map[string]string{}
 	for _, f := range files {
@@ -24,9 +31,9 @@ func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
 		data[filepath.Base(f)] = string(src)
 	}
 	var c Compiler
-	built := c.Build([]corev1.ConfigMap{configMap("bench", data)}, nil)
+	built := c.Build(append([]corev1.ConfigMap{configMap("bench", data)}, more...), nil)
 	reg := built.Registry
-	if len(built.Problems) != 0 || reg.Active() != 10 {
+	if len(built.Problems) != 0 || reg.Active() != 10+countFiles(more) {
 		b.Fatalf("registry: %v", built.Problems)
 	}
 	empty := (&Compiler{}).Build(nil, nil).Registry
@@ -37,18 +44,70 @@ func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
 	return &Handler{Registry: func() *Registry { return reg }}, &Handler{Registry: func() *Registry { return empty }}, raw
 }
 
-// BenchmarkHandlePatched is one admission of a realistic Deployment
-// through the 10-file registry: decode, apply, marshal, diff.
-func BenchmarkHandlePatched(b *testing.B) {
-	h, _, raw := benchHandler(b)
+func countFiles(cms []corev1.ConfigMap) int {
+	n := 0
+	for _, cm := range cms {
+		n += len(cm.Data)
+	}
+	return n
+}
+
+// specificRegistry is n files in ConfigMaps of 100, each targeting
+// Deployments that the benchmark's request is not: a third by a literal
+// name, a third by a name prefix (app-N-*), a third by a namespace.
+func specificRegistry(n int) []corev1.ConfigMap {
+	var cms []corev1.ConfigMap
+	for c := 0; c*100 < n; c++ {
+		data := map[string]string{}
+		for k := 0; k < 100 && c*100+k < n; k++ {
+			i := c*100 + k
+			var target string
+			switch i % 3 {
+			case 0:
+				target = fmt.Sprintf("deployment.app-%d", i)
+			case 1:
+				target = fmt.Sprintf("deployment.app-%d-*", i)
+			default:
+				target = fmt.Sprintf("team-%d/deployment.*", i)
+			}
+			// a field of its own: no two files conflict
+			data[fmt.Sprintf("s%05d.kpatch", i)] = fmt.Sprintf("[%s]\nannotations[example.com/s%05d]: \"on\"\n", target, i)
+		}
+		cms = append(cms, configMap(fmt.Sprintf("specific-%03d", c), data))
+	}
+	return cms
+}
+
+// benchmarkHandle is one admission of the benchmark Deployment, named
+// name, through the 10-file registry and extra more specific files.
+func benchmarkHandle(b *testing.B, extra int, name string, patched bool) {
+	h, _, raw := benchHandlerWith(b, specificRegistry(extra))
 	req := request(admissionv1.Create, "shop", string(raw))
+	req.Name = name
+	if name != "web" {
+		req.Object.Raw = bytes.Replace(raw, []byte(`"name": "web"`), []byte(`"name": "`+name+`"`), 1)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if resp := h.Handle(context.Background(), req); len(resp.Patch) == 0 {
-			b.Fatal("not patched")
+		if resp := h.Handle(context.Background(), req); len(resp.Patch) > 0 != patched || !resp.Allowed {
+			b.Fatalf("patched %v, want %v", len(resp.Patch) > 0, patched)
 		}
 	}
 }
+
+// BenchmarkHandlePatched is one admission of a realistic Deployment
+// through the 10-file registry: decode, apply, marshal, diff.
+func BenchmarkHandlePatched(b *testing.B) { benchmarkHandle(b, 0, "web", true) }
+
+// BenchmarkHandlePatched10000 is the same with 10,000 more files, each
+// targeting other Deployments: within 1.2x of BenchmarkHandlePatched.
+func BenchmarkHandlePatched10000(b *testing.B) { benchmarkHandle(b, 10000, "web", true) }
+
+// BenchmarkHandleSkipped is the admission of a Deployment no file
+// targets, answered without decoding it; BenchmarkHandleSkipped10000 the
+// same with 10,000 more files.
+func BenchmarkHandleSkipped(b *testing.B)      { benchmarkHandle(b, 0, "other", false) }
+func BenchmarkHandleSkipped10000(b *testing.B) { benchmarkHandle(b, 10000, "other", false) }
 
 // BenchmarkHandleEmpty is the same admission with an empty registry.
 func BenchmarkHandleEmpty(b *testing.B) {

@@ -20,7 +20,7 @@ import (
 const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
 "spec":{"replicas":1,"x-unknown":{"kept":true},"template":{"spec":{"containers":[{"name":"app","image":"nginx:1.25"}]}}}}`
 
-func newHandler(t *testing.T, files map[string]string) *Handler {
+func newHandler(t testing.TB, files map[string]string) *Handler {
 	t.Helper()
 	var c Compiler
 	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
@@ -184,5 +184,26 @@ func TestHandlerBadObject(t *testing.T) {
 	}
 	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)); n != 6 {
 		t.Errorf("internal errors %v", n)
+	}
+}
+
+// TestHandlerSkipsWithoutDecoding: a request that no file may target, by
+// its kind, namespace and name, is answered without decoding the object,
+// so that even an object that does not decode is admitted unchanged
+// without an internal error; one without a name (generateName) is decoded.
+func TestHandlerSkipsWithoutDecoding(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[shop/deployment.web]\nreplicas: 3\n"})
+	for _, c := range []struct{ ns, name string }{{"shop", "api"}, {"other", "web"}, {"other", ""}} {
+		req := request(admissionv1.Create, c.ns, `{"not":"decoded"`)
+		req.Kind.Kind, req.Name = "Deployment", c.name
+		resp := h.Handle(context.Background(), req)
+		if !resp.Allowed || len(resp.Patch) > 0 || len(resp.Warnings) > 0 {
+			t.Errorf("%s/%s: %+v", c.ns, c.name, resp)
+		}
+	}
+	req := request(admissionv1.Create, "shop", `{"not":"decoded"`)
+	req.Kind.Kind = "Deployment"
+	if resp := h.Handle(context.Background(), req); len(resp.Warnings) != 1 || testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)) != 1 {
+		t.Errorf("a request without a name in a namespace a file targets is decoded: %+v", resp)
 	}
 }

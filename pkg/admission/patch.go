@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"strconv"
@@ -19,36 +18,52 @@ import (
 // jsonpatch.CreatePatch, instead of marshalling the whole object and
 // decoding it twice.
 func createPatch(orig, patched map[string]any) ([]jsonpatch.Operation, error) {
-	return diffMaps(orig, patched, "", nil)
+	return diffMaps(orig, patched, make([]byte, 0, 128), nil)
+}
+
+// The walk builds the JSON pointer of where it is in one buffer, path,
+// which each level extends for its children; a pointer becomes a string
+// only in an operation.
+
+// child is path extended by a map key.
+func child(path []byte, key string) []byte {
+	return appendPointerToken(append(path, '/'), key)
+}
+
+// item is path extended by a list index.
+func item(path []byte, i int) []byte {
+	return strconv.AppendInt(append(path, '/'), int64(i), 10)
 }
 
 // diffMaps follows jsonpatch's own walk over objects: added keys are
 // added, removed keys removed, common keys compared.
-func diffMaps(a, b map[string]any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffMaps(a, b map[string]any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
 	if sameContainer(a, b) {
 		return ops, nil
 	}
 	var err error
 	for key, bv := range b {
-		p := path + "/" + escapePointer(key)
 		av, ok := a[key]
 		if !ok {
-			ops = append(ops, jsonpatch.NewOperation("add", p, bv))
+			ops = append(ops, jsonpatch.NewOperation("add", string(child(path, key)), bv))
 			continue
 		}
-		if ops, err = diffValues(av, bv, p, ops); err != nil {
+		if identical(av, bv) {
+			continue
+		}
+		if ops, err = diffValues(av, bv, child(path, key), ops); err != nil {
 			return nil, err
 		}
 	}
 	for key := range a {
 		if _, ok := b[key]; !ok {
-			ops = append(ops, jsonpatch.NewOperation("remove", path+"/"+escapePointer(key), nil))
+			ops = append(ops, jsonpatch.NewOperation("remove", string(child(path, key)), nil))
 		}
 	}
 	return ops, nil
 }
 
-func diffValues(a, b any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffValues(a, b any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
@@ -62,7 +77,7 @@ func diffValues(a, b any, path string, ops []jsonpatch.Operation) ([]jsonpatch.O
 		if scalar(b) {
 			// jsonpatch replaces a scalar that changed, type or value
 			if !sameScalar(a, b) {
-				ops = append(ops, jsonpatch.NewOperation("replace", path, b))
+				ops = append(ops, jsonpatch.NewOperation("replace", string(path), b))
 			}
 			return ops, nil
 		}
@@ -81,7 +96,7 @@ func diffValues(a, b any, path string, ops []jsonpatch.Operation) ([]jsonpatch.O
 		return nil, err
 	}
 	for _, op := range sub {
-		op.Path = path + op.Path
+		op.Path = string(path) + op.Path
 		ops = append(ops, op)
 	}
 	return ops, nil
@@ -90,24 +105,42 @@ func diffValues(a, b any, path string, ops []jsonpatch.Operation) ([]jsonpatch.O
 // diffLists follows jsonpatch's own walk over arrays: items past the end
 // of the shorter list are removed (last first) or added, and the items the
 // two lists share by index are compared.
-func diffLists(a, b []any, path string, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffLists(a, b []any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
 	if sameContainer(a, b) {
 		return ops, nil
 	}
 	n := min(len(a), len(b))
 	for i := len(a) - 1; i >= n; i-- {
-		ops = append(ops, jsonpatch.NewOperation("remove", path+"/"+strconv.Itoa(i), nil))
+		ops = append(ops, jsonpatch.NewOperation("remove", string(item(path, i)), nil))
 	}
 	for i := n; i < len(b); i++ {
-		ops = append(ops, jsonpatch.NewOperation("add", path+"/"+strconv.Itoa(i), b[i]))
+		ops = append(ops, jsonpatch.NewOperation("add", string(item(path, i)), b[i]))
 	}
 	var err error
 	for i := range n {
-		if ops, err = diffValues(a[i], b[i], path+"/"+strconv.Itoa(i), ops); err != nil {
+		if identical(a[i], b[i]) {
+			continue
+		}
+		if ops, err = diffValues(a[i], b[i], item(path, i), ops); err != nil {
 			return nil, err
 		}
 	}
 	return ops, nil
+}
+
+// identical reports whether two values are the same container or equal
+// scalars: the subtrees the engine left alone, which the walk skips
+// without building their paths.
+func identical(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && sameContainer(x, y)
+	case []any:
+		y, ok := b.([]any)
+		return ok && sameContainer(x, y)
+	}
+	return scalar(a) && scalar(b) && sameScalar(a, b)
 }
 
 func scalar(v any) bool {
@@ -143,14 +176,22 @@ func sameContainer(a, b any) bool {
 	return va.Len() == 0 || va.UnsafePointer() == vb.UnsafePointer()
 }
 
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-// escapePointer escapes a key for a JSON pointer (RFC 6901).
-func escapePointer(key string) string {
+// appendPointerToken appends a key escaped for a JSON pointer (RFC 6901).
+func appendPointerToken(b []byte, key string) []byte {
 	if !strings.ContainsAny(key, "~/") {
-		return key
+		return append(b, key...)
 	}
-	return pointerEscaper.Replace(key)
+	for i := range len(key) {
+		switch key[i] {
+		case '~':
+			b = append(b, '~', '0')
+		case '/':
+			b = append(b, '~', '1')
+		default:
+			b = append(b, key[i])
+		}
+	}
+	return b
 }
 
 // jsonPatch is the encoded JSONPatch from orig to patched, nil when they
@@ -166,32 +207,26 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	return encodePatch(ops)
 }
 
-// encodePatch writes operations as the JSON array of RFC 6902, each value
-// marshalled once (jsonpatch's own MarshalJSON marshals every operation
-// twice over).
+// encodePatch writes operations as the JSON array of RFC 6902 into one
+// buffer, each value encoded once as encoding/json would (sorted keys;
+// jsonpatch's own MarshalJSON marshals every operation twice over).
 func encodePatch(ops []jsonpatch.Operation) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('[')
+	b := make([]byte, 0, 64*len(ops))
+	b = append(b, '[')
 	for i, op := range ops {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		path, err := json.Marshal(op.Path)
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString(`{"op":"` + op.Operation + `","path":`)
-		b.Write(path)
+		b = append(b, `{"op":"`...)
+		b = append(b, op.Operation...)
+		b = appendString(append(b, `","path":`...), op.Path)
 		if op.Operation != "remove" {
-			value, err := json.Marshal(op.Value)
-			if err != nil {
+			var err error
+			if b, err = appendJSON(append(b, `,"value":`...), op.Value); err != nil {
 				return nil, err
 			}
-			b.WriteString(`,"value":`)
-			b.Write(value)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	b.WriteByte(']')
-	return b.Bytes(), nil
+	return append(b, ']'), nil
 }

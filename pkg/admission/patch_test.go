@@ -2,6 +2,7 @@ package admission
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,4 +107,57 @@ func objectsIn(t *testing.T, dir string) []map[string]any {
 		f.Close()
 	}
 	return objs
+}
+
+// TestEncodePatchAsEncodingJSON holds encodePatch to encoding/json's
+// output without HTML escaping, byte for byte, on values that encoders tend to write apart:
+// floats near the switch to exponents, HTML characters, escapes, invalid
+// UTF-8, nested maps (sorted keys), and to the error on non-finite floats.
+func TestEncodePatchAsEncodingJSON(t *testing.T) {
+	values := []any{
+		nil, true, "x", "<a&b>", "é\u2028\u2029\x01\x1f\n\r\t\"\\/", "a\xffb", int64(-9223372036854775808), int64(42),
+		1.5, 1e20, 1e21, 123456789e15, 1e-6, 1e-7, 0.1, math.Copysign(0, -1), 3.0, 1.0000000000000002,
+		map[string]any{"z": int64(1), "a": []any{map[string]any{"b": nil, "A": "é"}}, "<": ">"},
+		[]any{}, map[string]any{}, -1e21, 5e-324, 1.7976931348623157e308, -1.5e-7, "\xff", "a\xe2\x80", "\u007f\u0080\U0001F600",
+		map[string]string{"b": "<", "a": "x"}, int64(9223372036854775807),
+	}
+	var ops []jsonpatch.Operation
+	for i, v := range values {
+		ops = append(ops, jsonpatch.NewOperation("add", "/a~1b/"+strings.Repeat("x", i)+"/<é>", v))
+	}
+	ops = append(ops, jsonpatch.NewOperation("remove", "/gone", nil))
+	got, err := encodePatch(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	want.WriteByte('[')
+	for i, op := range ops {
+		if i > 0 {
+			want.WriteByte(',')
+		}
+		want.WriteString(`{"op":"` + op.Operation + `","path":` + marshalUnescaped(op.Path))
+		if op.Operation != "remove" {
+			want.WriteString(`,"value":` + marshalUnescaped(op.Value))
+		}
+		want.WriteByte('}')
+	}
+	want.WriteByte(']')
+	if string(got) != want.String() {
+		t.Errorf("got  %s\nwant %s", got, want.String())
+	}
+	for _, bad := range []any{math.NaN(), math.Inf(1), map[string]any{"a": []any{math.Inf(-1)}}} {
+		if out, err := encodePatch([]jsonpatch.Operation{jsonpatch.NewOperation("add", "/x", bad)}); err == nil {
+			t.Errorf("%v encoded: %s", bad, out)
+		}
+	}
+}
+
+// marshalUnescaped is json.Marshal without HTML escaping.
+func marshalUnescaped(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -50,25 +50,32 @@ type RegistryFile struct {
 }
 
 // Registry is one compiled state of the registry: every file in order
-// (ConfigMap name, then key), indexed by the kinds its headers target. It
-// is immutable and safe for concurrent use.
+// (ConfigMap name, then key), indexed by the kinds its headers target and,
+// within a kind, by the names and namespaces they target. It is immutable
+// and safe for concurrent use.
 type Registry struct {
 	files     []RegistryFile
 	active    []*kpatch.Patch
-	byKind    map[string][]*kpatch.Patch
+	byKind    map[string]*kindIndex
 	estimated int64
 }
 
-// NewRegistry indexes files, which are in order, by kind.
+// NewRegistry indexes files, which are in order, by kind, name and
+// namespace.
 func NewRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string][]*kpatch.Patch{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}}
 	for _, f := range files {
 		if f.Patch == nil {
 			continue
 		}
 		r.active = append(r.active, f.Patch)
 		for _, kind := range f.Patch.Kinds() {
-			r.byKind[kind] = append(r.byKind[kind], f.Patch)
+			x := r.byKind[kind]
+			if x == nil {
+				x = &kindIndex{}
+				r.byKind[kind] = x
+			}
+			x.add(f.Patch, kind)
 		}
 	}
 	return r
@@ -77,8 +84,27 @@ func NewRegistry(files []RegistryFile) *Registry {
 // Patches returns, in registry order, the patches that target kind
 // (case-insensitively). The caller must not modify the slice.
 func (r *Registry) Patches(kind string) []*kpatch.Patch {
-	if p, ok := r.byKind[kind]; ok {
-		return p
+	if x := r.kind(kind); x != nil {
+		return x.patches
+	}
+	return nil
+}
+
+// Candidates returns, in registry order, the patches with a target that
+// may address an object of kind in namespace named name, from these alone:
+// a superset of the patches that target the object, found without it.
+// An empty name is one the request does not say (a CREATE with
+// metadata.generateName): any name may then match.
+func (r *Registry) Candidates(kind, namespace, name string) []*kpatch.Patch {
+	if x := r.kind(kind); x != nil {
+		return x.candidates(namespace, name)
+	}
+	return nil
+}
+
+func (r *Registry) kind(kind string) *kindIndex {
+	if x, ok := r.byKind[kind]; ok {
+		return x
 	}
 	return r.byKind[strings.ToLower(kind)]
 }

@@ -17,13 +17,23 @@ const timeoutMargin = 10
 // server gives up on the call.
 func WithRequestTimeout(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d, err := time.ParseDuration(r.URL.Query().Get("timeout"))
-		if err != nil || d <= 0 {
+		d, ok := handlerTimeout(r)
+		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), d-d/timeoutMargin)
+		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// handlerTimeout is how long the Handler may take on r: the API server's
+// timeout less timeoutMargin, if r has a valid one.
+func handlerTimeout(r *http.Request) (time.Duration, bool) {
+	d, err := time.ParseDuration(r.URL.Query().Get("timeout"))
+	if err != nil || d <= 0 {
+		return 0, false
+	}
+	return d - d/timeoutMargin, true
 }

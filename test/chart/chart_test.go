@@ -68,6 +68,11 @@ var modes = []struct {
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"}}},
+	{"scaled-with-dashboard", map[string]any{
+		"autoscaling": map[string]any{"enabled": true, "minReplicas": 2, "maxReplicas": 6, "targetCPUUtilizationPercentage": 60},
+		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
+		"grafana":     map[string]any{"dashboard": map[string]any{"enabled": true}},
+	}},
 	{"closed-doors", map[string]any{
 		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
 		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},

@@ -2,10 +2,14 @@
 // plane, two webhook processes (one with the 10-file benchmark registry of
 // pkg/kpatch/testdata/bench, one with an empty registry) and sends each of
 // them AdmissionReviews of a realistic Deployment over HTTPS on loopback,
-// for a bounded time. It prints, for each, the saturated throughput and
-// the latency percentiles at a fixed rate.
+// for a bounded time. It prints, for each, the saturated throughput, the
+// requests per second per CPU core the webhook process used meanwhile,
+// the latency percentiles at a fixed rate, and the process's resident
+// memory. -extra-files adds that many files to the patched registry, each
+// targeting other Deployments (a third by name, a third by name prefix, a
+// third by namespace), to measure what a large registry costs.
 //
-//	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000]    (make load)
+//	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000] [-extra-files 10000]    (make load)
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -28,7 +33,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"kpatch.dev/kpatch/test/cluster"
 )
@@ -39,14 +44,15 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long each phase sends")
 	concurrency := flag.Int("concurrency", 4, "concurrent connections in the throughput phase")
 	rate := flag.Int("rate", 2000, "requests per second in the latency phase")
+	extra := flag.Int("extra-files", 0, "files added to the patched registry, targeting other Deployments")
 	flag.Parse()
-	if err := run(context.Background(), *duration, *concurrency, *rate); err != nil {
+	if err := run(context.Background(), *duration, *concurrency, *rate, *extra); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, duration time.Duration, concurrency, rate int) error {
+func run(ctx context.Context, duration time.Duration, concurrency, rate, extra int) error {
 	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		return err
@@ -68,6 +74,11 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 	if err := c.Client.Create(ctx, cm); err != nil {
 		return err
 	}
+	for _, more := range extraRegistry(extra) {
+		if err := c.Client.Create(ctx, more); err != nil {
+			return err
+		}
+	}
 	bin, err := c.BuildWebhook()
 	if err != nil {
 		return err
@@ -77,16 +88,17 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 		return err
 	}
 	client := c.HTTPClient()
-	fmt.Printf("%d patch files, %d-byte AdmissionReview, %s per phase, %d connections, latency at %d req/s\n\n",
-		len(files), len(body), duration, concurrency, rate)
-	fmt.Printf("%-16s %12s %10s %10s %10s %10s\n", "registry", "max req/s", "p50", "p90", "p99", "errors")
+	fmt.Printf("# go run ./test/load -duration %s -concurrency %d -rate %d -extra-files %d\n", duration, concurrency, rate, extra)
+	fmt.Printf("%d patch files (+%d), %d-byte AdmissionReview, %s per phase, %d connections, latency at %d req/s, %d CPUs\n\n",
+		len(files), extra, len(body), duration, concurrency, rate, runtime.NumCPU())
+	fmt.Printf("%-16s %12s %14s %10s %10s %10s %10s %10s\n", "registry", "max req/s", "req/s per core", "p50", "p90", "p99", "RSS", "errors")
 	var results []float64
 	for _, target := range []struct {
 		name string
 		args []string
 	}{
 		{"empty", []string{"--registry-selector", "kpatch.dev/registry=none"}},
-		{"10 files", nil},
+		{fmt.Sprintf("%d files", len(files)+extra), nil},
 	} {
 		var logs bytes.Buffer
 		port, err := cluster.FreePort()
@@ -105,12 +117,21 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate int) err
 		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
 			go saveProfile(wh.ProfilingURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
 		}
+		pid := wh.Cmd.Process.Pid
+		cpuBefore, err1 := cpuSeconds(pid)
 		throughput, errs1 := saturate(client, url, body, duration, concurrency)
+		cpuAfter, err2 := cpuSeconds(pid)
 		lat, errs2 := paced(client, url, body, duration, rate)
+		rss, err3 := residentBytes(pid)
 		wh.Stop()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return err
+		}
 		results = append(results, throughput)
-		fmt.Printf("%-16s %12.0f %10s %10s %10s %10d\n", target.name, throughput,
-			pct(lat, 50), pct(lat, 90), pct(lat, 99), errs1+errs2)
+		// requests per CPU-second the webhook used while saturated
+		perCore := throughput * duration.Seconds() / (cpuAfter - cpuBefore)
+		fmt.Printf("%-16s %12.0f %14.0f %10s %10s %10s %9.0fM %10d\n", target.name, throughput, perCore,
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), float64(rss)/(1<<20), errs1+errs2)
 	}
 	fmt.Printf("\npatched throughput: %.0f%% of the empty registry's\n", 100*results[1]/results[0])
 	return nil
@@ -151,7 +172,7 @@ func review(path string) ([]byte, error) {
 			Name:      meta.Metadata.Name,
 			Namespace: meta.Metadata.Namespace,
 			Operation: admissionv1.Create,
-			Object:    runtime.RawExtension{Raw: obj},
+			Object:    k8sruntime.RawExtension{Raw: obj},
 		},
 	})
 }

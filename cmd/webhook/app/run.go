@@ -172,7 +172,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Budget:            s.budget,
 	}
 	server := mgr.GetWebhookServer()
-	server.Register("/mutate", admission.WithRequestTimeout(&webhook.Admission{Handler: handler, LogConstructor: admission.LogConstructor}))
+	server.Register("/mutate", admission.WithRequestTimeout(&admission.Webhook{
+		Webhook: webhook.Admission{Handler: handler, LogConstructor: admission.LogConstructor},
+	}))
 	// Readiness on the TLS listener itself, for a probe that proves the
 	// certificate is served: ready once the registry has synced.
 	server.Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

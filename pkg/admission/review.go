@@ -1,0 +1,142 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/bytedance/sonic"
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// MaxReviewSize is the largest AdmissionReview the Webhook reads, as
+// controller-runtime's: two objects of 3 MiB and 1 MiB for the rest.
+const MaxReviewSize = 7 << 20
+
+// Webhook serves an admission.Handler over HTTP as controller-runtime's
+// admission.Webhook does (the same size limit, content type check,
+// AdmissionReview versions, panic recovery, per-request logger and
+// response encoding), but decodes each AdmissionReview once, with the
+// object kept as raw bytes for the Handler to decode only when a file may
+// target it: controller-runtime's decoding goes through the API
+// machinery's universal deserializer, which reads the whole review twice
+// (once for its kind) before the handler reads the object a third time.
+type Webhook struct {
+	// Webhook holds the Handler, the LogConstructor and RecoverPanic, and
+	// runs the Handler with controller-runtime's own panic recovery,
+	// logger in context and response completion (its Handle).
+	admission.Webhook
+}
+
+var _ http.Handler = (*Webhook)(nil)
+
+// webhookLog is the base logger of requests, controller-runtime's.
+var webhookLog = logf.Log.WithName("admission")
+
+// reviewCodec decodes and encodes AdmissionReviews.
+var reviewCodec = sonic.ConfigStd
+
+// review is an AdmissionReview of either version (v1 and v1beta1 have the
+// same fields): its type, to answer in kind, and its request, whose
+// objects stay raw bytes.
+type review struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *admissionv1.AdmissionRequest  `json:"request,omitempty"`
+	Response        *admissionv1.AdmissionResponse `json:"response,omitempty"`
+}
+
+// errEmptyBody is a request without a body.
+var errEmptyBody = errors.New("request body is empty")
+
+// ServeHTTP reads one AdmissionReview and answers it.
+func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	log := wh.logger(nil)
+	req, typ, code, err := readReview(r)
+	if err != nil {
+		log.Error(err, "bad request")
+		wh.write(w, log, admission.Errored(code, err), typ)
+		return
+	}
+	if log.V(5).Enabled() {
+		wh.logger(req).V(5).Info("received request")
+	}
+	ctx := r.Context()
+	if wh.WithContextFunc != nil {
+		ctx = wh.WithContextFunc(ctx, r)
+	}
+	wh.write(w, log, wh.Handle(ctx, *req), typ)
+}
+
+// readReview reads and decodes the body; on error it returns the HTTP
+// status of the answer.
+func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, error) {
+	v1 := metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, v1, http.StatusBadRequest, errEmptyBody
+	}
+	defer r.Body.Close()
+	limited := &io.LimitedReader{R: r.Body, N: MaxReviewSize}
+	body, err := io.ReadAll(limited)
+	if err != nil {
+		return nil, v1, http.StatusBadRequest, err
+	}
+	if limited.N <= 0 {
+		return nil, v1, http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", MaxReviewSize)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		return nil, v1, http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct)
+	}
+	req := &admission.Request{}
+	rv := review{Request: &req.AdmissionRequest}
+	if err := reviewCodec.Unmarshal(body, &rv); err != nil {
+		return nil, v1, http.StatusBadRequest, fmt.Errorf("decoding the AdmissionReview: %w", err)
+	}
+	if rv.Request != nil && rv.Request != &req.AdmissionRequest {
+		req.AdmissionRequest = *rv.Request
+	}
+	// answered in the review's own type (admission.k8s.io/v1 or v1beta1,
+	// whose fields are the same), v1 when it says none, as
+	// controller-runtime does
+	if rv.TypeMeta == (metav1.TypeMeta{}) {
+		return req, v1, 0, nil
+	}
+	return req, rv.TypeMeta, 0, nil
+}
+
+// write encodes the response as an AdmissionReview of type typ.
+func (wh *Webhook) write(w http.ResponseWriter, log logr.Logger, resp admission.Response, typ metav1.TypeMeta) {
+	out, err := reviewCodec.Marshal(review{TypeMeta: typ, Response: &resp.AdmissionResponse})
+	if err == nil {
+		w.Header().Set("Content-Type", "application/json")
+		_, err = w.Write(append(out, '\n'))
+	}
+	if err != nil {
+		log.Error(err, "unable to encode and write the response")
+		return
+	}
+	if log.V(5).Enabled() {
+		res := resp.AdmissionResponse
+		if res.Result != nil {
+			log = log.WithValues("code", res.Result.Code, "reason", res.Result.Reason, "message", res.Result.Message)
+		}
+		log.V(5).Info("wrote response", "requestID", res.UID, "allowed", res.Allowed)
+	}
+}
+
+// logger is the logger of a request, or the base one for nil, built as
+// controller-runtime's admission.Webhook builds them.
+func (wh *Webhook) logger(req *admission.Request) logr.Logger {
+	base := webhookLog
+	if req == nil {
+		return base
+	}
+	if wh.LogConstructor == nil {
+		return admission.DefaultLogConstructor(base, req)
+	}
+	return wh.LogConstructor(base, req)
+}
