@@ -54,21 +54,26 @@ type RegistryFile struct {
 // within a kind, by the names and namespaces they target. It is immutable
 // and safe for concurrent use.
 type Registry struct {
-	files     []RegistryFile
-	active    []*kpatch.Patch
-	byKind    map[string]*kindIndex
+	files  []RegistryFile
+	active []*kpatch.Patch
+	byKind map[string]*kindIndex
+	// order is each active patch's position in registry order; used only
+	// to merge in the patches of kind globs that may match any kind of a
+	// custom resource's group (kpatch.AnyKind).
+	order     map[*kpatch.Patch]int
 	estimated int64
 }
 
 // NewRegistry indexes files, which are in order, by kind, name and
 // namespace.
 func NewRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string]*kindIndex{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[*kpatch.Patch]int{}}
 	for _, f := range files {
 		if f.Patch == nil {
 			continue
 		}
 		r.active = append(r.active, f.Patch)
+		r.order[f.Patch] = len(r.active)
 		for _, kind := range f.Patch.Kinds() {
 			x := r.byKind[kind]
 			if x == nil {
@@ -84,10 +89,31 @@ func NewRegistry(files []RegistryFile) *Registry {
 // Patches returns, in registry order, the patches that target kind
 // (case-insensitively). The caller must not modify the slice.
 func (r *Registry) Patches(kind string) []*kpatch.Patch {
+	var own []*kpatch.Patch
 	if x := r.kind(kind); x != nil {
-		return x.patches
+		own = x.patches
 	}
-	return nil
+	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
+		return r.withAnyKind(own, wild.patches, kind)
+	}
+	return own
+}
+
+// withAnyKind merges into own, in registry order, the patches of kind
+// globs restricted to a custom resource's group that match kind.
+func (r *Registry) withAnyKind(own, anyKind []*kpatch.Patch, kind string) []*kpatch.Patch {
+	var out []*kpatch.Patch
+	for _, p := range anyKind {
+		if p.MatchesKind(kind) && !slices.Contains(own, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return own
+	}
+	out = append(out, own...)
+	slices.SortFunc(out, func(a, b *kpatch.Patch) int { return r.order[a] - r.order[b] })
+	return out
 }
 
 // Candidates returns, in registry order, the patches with a target that
@@ -96,10 +122,14 @@ func (r *Registry) Patches(kind string) []*kpatch.Patch {
 // An empty name is one the request does not say (a CREATE with
 // metadata.generateName): any name may then match.
 func (r *Registry) Candidates(kind, namespace, name string) []*kpatch.Patch {
+	var own []*kpatch.Patch
 	if x := r.kind(kind); x != nil {
-		return x.candidates(namespace, name)
+		own = x.candidates(namespace, name)
 	}
-	return nil
+	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
+		return r.withAnyKind(own, wild.candidates(namespace, name), kind)
+	}
+	return own
 }
 
 func (r *Registry) kind(kind string) *kindIndex {

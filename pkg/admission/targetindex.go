@@ -51,7 +51,7 @@ func (x *kindIndex) add(p *kpatch.Patch, kind string) {
 
 func (x *kindIndex) addTarget(it indexedTarget, kind string) {
 	t := it.target
-	if !equalFoldASCII(t.Kind, kind) {
+	if !t.MatchesKind(kind) { // a literal kind, a kind set (@workload) or a glob
 		return
 	}
 	if !x.byNamespaceOnly.add(t.Namespace, false, it) {
@@ -110,33 +110,14 @@ func appendMatching(found []int32, targets []indexedTarget, namespace, name stri
 	return found
 }
 
-// mayTarget reports whether t may address an object of its kind in
-// namespace named name (any name when name is ""), whatever its API
-// group: the group is checked on the decoded object.
+// mayTarget reports whether t may address an object of the index's kind
+// in namespace named name (any name when name is ""), whatever its API
+// group: the kind was matched when t was indexed (a kind set or glob too),
+// the group is checked on the decoded object.
 func mayTarget(t *kpatch.Target, namespace, name string) bool {
-	probe := kpatch.Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, NameLiteral: t.NameLiteral}
+	probe := kpatch.Target{Kind: "k", Namespace: t.Namespace, Name: t.Name, NameLiteral: t.NameLiteral}
 	if name == "" {
 		probe.Name, probe.NameLiteral = "*", false
 	}
-	return probe.Matches(&kpatch.ObjectRef{Kind: t.Kind, Namespace: namespace, Name: name})
-}
-
-// equalFoldASCII compares two kinds case-insensitively.
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range len(a) {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return probe.Matches(&kpatch.ObjectRef{Kind: "k", Namespace: namespace, Name: name})
 }
