@@ -26,7 +26,7 @@ func TestOneSectionMirrorsEveryWorkload(t *testing.T) {
 	routeCronJobs(t, ns)
 	registry(t, "workloads", map[string]string{"mirror.kpatch": workloadMirror})
 
-	d := deployment(ns, "web")
+	d := deployment(ns, "mirrored") // a name no other test's registry file targets
 	d.Spec.Template.Spec.InitContainers = []corev1.Container{{Name: "migrate", Image: "busybox:1.36"}}
 	eventually(t, 10*time.Second, func() error {
 		probe := d.DeepCopy()
