@@ -139,7 +139,7 @@ func (v *Variables) assign(assignment string, asString bool) error {
 // LoadVariables reads a YAML document with top-level `values:` and
 // `features:` maps. Features must be booleans.
 func LoadVariables(data []byte) (*Variables, error) {
-	js, err := yaml.YAMLToJSON(data)
+	js, err := yaml.YAMLToJSON(quoteKeys(data))
 	if err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
 	}
