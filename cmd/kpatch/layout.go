@@ -111,7 +111,11 @@ func entryComment(line string, e *kpatch.Entry) string {
 // headerComment returns the inline comment of a header's line.
 func headerComment(line string) string {
 	body := strings.TrimLeft(line, " \t")
-	return inlineComment(body[headerLength(body):])
+	n := kpatch.HeaderLength(body)
+	if n < 0 {
+		n = len(body)
+	}
+	return inlineComment(body[n:])
 }
 
 // inlineComment returns rest, the text after a header or a value, when it
@@ -122,30 +126,6 @@ func inlineComment(rest string) string {
 		return rest
 	}
 	return ""
-}
-
-// headerLength returns the length of the bracketed header at the start of
-// body, as the parser scans it: brackets nest, a backslash escapes the
-// next byte, and quotes inside a selector hold brackets as text.
-func headerLength(body string) int {
-	depth, quoted := 0, false
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c == '\\':
-			i++
-		case c == '"' && depth > 1:
-			quoted = !quoted
-		case quoted:
-		case c == '[':
-			depth++
-		case c == ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return len(body)
 }
 
 // separateSections puts exactly one blank line before every section but

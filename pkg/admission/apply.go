@@ -62,7 +62,7 @@ type objectRun struct {
 // a JSONPatch fails too. It returns ctx's error if ctx ends between two
 // files.
 func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
-	ref := objectRef(obj, opts.Namespace)
+	ref := kpatch.RefOf(obj, opts.Namespace)
 	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
@@ -120,21 +120,6 @@ func (r *objectRun) failed() []fileRun {
 		}
 	}
 	return out
-}
-
-// objectRef identifies obj as the engine does: a namespace from the
-// request when the object has none.
-func objectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
-	ref := kpatch.ObjectRef{Namespace: namespace}
-	ref.APIVersion, _ = obj["apiVersion"].(string)
-	ref.Kind, _ = obj["kind"].(string)
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		ref.Name, _ = md["name"].(string)
-		if ns, _ := md["namespace"].(string); ns != "" {
-			ref.Namespace = ns
-		}
-	}
-	return ref
 }
 
 // targets reports whether a header of the file addresses the object.

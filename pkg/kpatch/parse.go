@@ -227,6 +227,12 @@ func parseHeader(body string, col int) (*Section, *problem) {
 	return s, nil
 }
 
+// HeaderLength returns the length of the bracketed header at the start of
+// a line's text (indentation removed), as the parser scans it, or -1 when
+// its brackets do not close. A formatter finds the header's inline comment
+// after it.
+func HeaderLength(body string) int { return scanHeader(body) }
+
 // scanHeader returns the length of the bracketed header at the start of
 // body, or -1 when its brackets do not close.
 func scanHeader(body string) int {
