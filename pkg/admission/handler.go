@@ -42,6 +42,10 @@ type Handler struct {
 	// The request's deadline bounds them all. The zero value is
 	// DefaultBudget.
 	Budget kpatch.Budget
+	// Namespaces, if set, gives the Namespace of each admitted object
+	// (per-namespace values, the ${namespace.*} built-ins, replacement
+	// sources); nil when the webhook reads no Namespace.
+	Namespaces Namespaces
 }
 
 // DefaultBudget is the work one file may do on one object: a million

@@ -398,7 +398,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			}
 		}
 		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
-		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader"}
+		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces"}
 		if m.name == "self-managed-tls" {
 			want = append(want, "kpatch-system-kpatch-webhook")
 		}
@@ -443,7 +443,9 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"authorization.k8s.io", "subjectaccessreviews", "create", ""},
 		},
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
-		"kpatch-system-kpatch-webhook":                {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// read only, from an informer
+		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
+		"kpatch-system-kpatch-webhook":            {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
 	}[name]
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)

@@ -9,6 +9,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -135,6 +136,9 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
+			// every Namespace, read per request from the cache, never
+			// copied: the handler only reads them
+			&corev1.Namespace{}: {Transform: stripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
 }
@@ -162,8 +166,14 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if err := watcher.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	// the Namespace informer starts with the manager's caches, which sync
+	// before the registry's first sync, which readiness waits for
+	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Namespace{}); err != nil {
+		return err
+	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
+		Namespaces:        admission.CachedNamespaces{Reader: mgr.GetCache()},
 		RegistryNamespace: s.namespace,
 		Operations:        s.operations,
 		Strict:            o.Strict,
@@ -188,4 +198,13 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		return err
 	}
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
+}
+
+// stripManagedFields drops what the webhook never reads from a cached
+// object: its managed fields.
+func stripManagedFields(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		o.SetManagedFields(nil)
+	}
+	return obj, nil
 }
