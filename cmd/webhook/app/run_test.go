@@ -54,15 +54,25 @@ func TestManagerOptions(t *testing.T) {
 	if mo.LeaderElection {
 		t.Error("leader election without --leader-elect")
 	}
-	if len(mo.Cache.ByObject) != 1 {
+	if len(mo.Cache.ByObject) != 2 {
 		t.Fatalf("cache %+v", mo.Cache)
 	}
 	for obj, by := range mo.Cache.ByObject {
-		if _, ok := obj.(*corev1.ConfigMap); !ok || len(by.Namespaces) != 1 || by.Label.String() != "kpatch.dev/registry=true" {
-			t.Errorf("the cache holds %T in %v with %v", obj, by.Namespaces, by.Label)
-		}
-		if _, ok := by.Namespaces["reg"]; !ok {
-			t.Errorf("the cache is not limited to the registry namespace: %v", by.Namespaces)
+		switch obj.(type) {
+		case *corev1.ConfigMap:
+			if len(by.Namespaces) != 1 || by.Label.String() != "kpatch.dev/registry=true" {
+				t.Errorf("the cache holds ConfigMaps in %v with %v", by.Namespaces, by.Label)
+			}
+			if _, ok := by.Namespaces["reg"]; !ok {
+				t.Errorf("the cache is not limited to the registry namespace: %v", by.Namespaces)
+			}
+		case *corev1.Namespace:
+			// every Namespace, read only: not copied, without managed fields
+			if by.UnsafeDisableDeepCopy == nil || !*by.UnsafeDisableDeepCopy || by.Transform == nil {
+				t.Errorf("the Namespace cache %+v", by)
+			}
+		default:
+			t.Errorf("the cache holds %T", obj)
 		}
 	}
 }
