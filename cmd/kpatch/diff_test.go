@@ -79,17 +79,17 @@ data: {a: "2", c: "010"}
 labels.env: prod
 replicas: 3
 
-[deployment.web.containers[name="main"]]
+[deployment.web.containers[name=main]]
 args[-]: --verbose
 image: ghcr.io/example/web:1.5.0
 resources.limits.cpu: 1
 resources.limits.memory: 512Mi
-env[delete=name="DEBUG"]:
+env[delete=name=DEBUG]:
 
-[deployment.web.containers[name="main"].env[name="LOG_LEVEL"]]
+[deployment.web.containers[name=main].env[name=LOG_LEVEL]]
 value: warn
 
-[deployment.web.containers[name="main"].env[-]]
+[deployment.web.containers[name=main].env[-]]
 name: REGION
 value: eu
 
@@ -97,7 +97,7 @@ value: eu
 image: envoyproxy/envoy:v1.30.1
 name: envoy
 
-[deployment.web.containers[name="envoy"].ports[-]]
+[deployment.web.containers[name=envoy].ports[-]]
 containerPort: 9901
 
 [deployment.web.tolerations[-]]
@@ -140,7 +140,7 @@ func TestDiffYAMLOutput(t *testing.T) {
 	}
 	// a .kpatch file has no empty map: the error names the field
 	code, stdout, stderr = runCLI(t, files, "", "diff", "base.yaml", "target.yaml")
-	if code != 1 || stdout != "" || !strings.Contains(stderr, `Pod p: spec.volumes[name="cache"].emptyDir: an empty map; a .kpatch file cannot write it (use -o yaml`) {
+	if code != 1 || stdout != "" || !strings.Contains(stderr, `Pod p: spec.volumes[name=cache].emptyDir: an empty map; a .kpatch file cannot write it (use -o yaml`) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
@@ -313,32 +313,32 @@ func TestDiffListForms(t *testing.T) {
 		name:   "an item gone from a list without key: deleted by a field only it has",
 		base:   pod(`{containers: [{name: m, image: a}], tolerations: [{key: a, operator: Exists}, {key: b, operator: Exists}]}`),
 		target: pod(`{containers: [{name: m, image: a}], tolerations: [{key: a, operator: Exists}]}`),
-		want:   "[pod.p]\ntolerations[delete=key=\"b\"]:\n",
+		want:   "[pod.p]\ntolerations[delete=key=b]:\n",
 	}, {
 		name:   "a scalar gone from a list: the list emptied and built again, never [delete=N]",
 		base:   pod(`{containers: [{name: m, image: a, args: [--a, --b, --c]}]}`),
 		target: pod(`{containers: [{name: m, image: a, args: [--a, --c]}]}`),
-		want:   "[pod.p.containers[name=\"m\"]]\nargs[*][delete]:\nargs[-]: --a\nargs[-]: --c\n",
+		want:   "[pod.p.containers[name=m]]\nargs[*][delete]:\nargs[-]: --a\nargs[-]: --c\n",
 	}, {
 		name:   "a scalar changed in place: set by index",
 		base:   pod(`{containers: [{name: m, image: a, args: [--a, --b]}]}`),
 		target: pod(`{containers: [{name: m, image: a, args: [--a, --x]}]}`),
-		want:   "[pod.p.containers[name=\"m\"]]\nargs.1: --x\n",
+		want:   "[pod.p.containers[name=m]]\nargs.1: --x\n",
 	}, {
 		name:   "an item that moved: deleted, then inserted where it goes (first: before index 0)",
 		base:   pod(`{containers: [{name: a, image: a}, {name: b, image: b}, {name: c, image: c}]}`),
 		target: pod(`{containers: [{name: b, image: b}, {name: a, image: a}, {name: c, image: c}]}`),
-		want:   "[pod.p]\ncontainers[delete=name=\"b\"]:\n\n[pod.p.containers[-0]]\nimage: b\nname: b\n",
+		want:   "[pod.p]\ncontainers[delete=name=b]:\n\n[pod.p.containers[-0]]\nimage: b\nname: b\n",
 	}, {
 		name:   "a new item in the middle: inserted after the item it follows",
 		base:   pod(`{containers: [{name: a, image: a}, {name: c, image: c}]}`),
 		target: pod(`{containers: [{name: a, image: a}, {name: b, image: b}, {name: c, image: c}]}`),
-		want:   "[pod.p.containers[+name=\"a\"]]\nimage: b\nname: b\n",
+		want:   "[pod.p.containers[+name=a]]\nimage: b\nname: b\n",
 	}, {
 		name:   "ports addressed by their merge key",
 		base:   pod(`{containers: [{name: m, image: a, ports: [{containerPort: 80, name: http}]}]}`),
 		target: pod(`{containers: [{name: m, image: a, ports: [{containerPort: 80, name: web}]}]}`),
-		want:   "[pod.p.containers[name=\"m\"].ports[containerPort=\"80\"]]\nname: web\n",
+		want:   "[pod.p.containers[name=m].ports[containerPort=80]]\nname: web\n",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, map[string]string{"b.yaml": tc.base, "t.yaml": tc.target}, "", "diff", "b.yaml", "t.yaml")
@@ -356,7 +356,7 @@ func TestDiffWritesWholeWhatInsertionsCannotReach(t *testing.T) {
 	target := pod(`{containers: [{name: dns, image: a, ports: [{containerPort: 53, protocol: UDP, name: dns}, {containerPort: 53, protocol: TCP, name: dns-tcp}]}]}`)
 	files := map[string]string{"b.yaml": base, "t.yaml": target}
 	code, stdout, stderr := runCLI(t, files, "", "diff", "-o", "yaml", "b.yaml", "t.yaml")
-	want := "- target: pod.p\n  patch:\n    containers[name=\"dns\"].ports:\n    - containerPort: 53\n      name: dns\n      protocol: UDP\n" +
+	want := "- target: pod.p\n  patch:\n    containers[name=dns].ports:\n    - containerPort: 53\n      name: dns\n      protocol: UDP\n" +
 		"    - containerPort: 53\n      name: dns-tcp\n      protocol: TCP\n"
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)

@@ -43,11 +43,11 @@ func TestExplainText(t *testing.T) {
   1. p/10-base.kpatch: patched
        + metadata.labels: {"team":"payments"}
        ~ spec.replicas: 1 -> 3
-       - spec.template.spec.containers[name="app"].env[name="DEBUG"]: {"name":"DEBUG","value":"1"}
+       - spec.template.spec.containers[name=app].env[name=DEBUG]: {"name":"DEBUG","value":"1"}
   2. p/20-same.kpatch: unchanged (matched; every value was already there)
   3. p/30-cm.kpatch: unmatched (no section's target matches the object)
   4. p/40-bad.kpatch: failed
-       p/40-bad.kpatch:2:11: Deployment prod/web: no item of spec.template.spec.containers matches name="nope"
+       p/40-bad.kpatch:2:11: Deployment prod/web: no item of spec.template.spec.containers matches name=nope
 
 ConfigMap c (v1)
   1. p/10-base.kpatch: unmatched (no section's target matches the object)
@@ -108,7 +108,7 @@ func TestExplainStructuredOutput(t *testing.T) {
 			}
 			got := fmt.Sprint(d.Files[0].Changes)
 			want := `[map[new:map[team:payments] op:add path:metadata.labels] map[new:3 old:1 op:replace path:spec.replicas] ` +
-				`map[old:map[name:DEBUG value:1] op:remove path:spec.template.spec.containers[name="app"].env[name="DEBUG"]]]`
+				`map[old:map[name:DEBUG value:1] op:remove path:spec.template.spec.containers[name=app].env[name=DEBUG]]]`
 			if got != want {
 				t.Errorf("changes:\n%s\nwant:\n%s", got, want)
 			}

@@ -26,7 +26,9 @@ func newFmtCommand(s streams) *cobra.Command {
 		Short: "Print .kpatch files in their canonical layout",
 		Long: `Print .kpatch files in their canonical layout: one header a section, one entry a
 line, a blank line between sections, no indentation, paths and values spelled
-as the printer of the engine spells them. Comments are kept: a comment line
+as the printer of the engine spells them; a selector stays bare
+(containers.name=main) or bracketed (containers[name=main]) as written, its
+value quoted only where it needs quotes. Comments are kept: a comment line
 stays above the header or entry it was above, an inline comment stays on its
 line. Formatting never changes what a file means: fmt refuses a file whose
 formatted text would not parse back to the same patches.

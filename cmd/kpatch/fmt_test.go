@@ -17,7 +17,7 @@ const (
 		"    replicas:   3  # three\r\n\r\n\r\n# the main container\r\n  containers.name=main.image: app:1 \r\n" +
 		"# about the service\r\n[service.web]\r\n\r\nspec.type:\tNodePort\r\n[configmap.[a.b]]\r\ndata.k:  # empty\r\n# trailing words\r\n\r\n"
 	tidy = "# registry: shop\n\n[deployment.web] # the web tier\nreplicas: 3 # three\n\n# the main container\n" +
-		"containers[name=\"main\"].image: app:1\n\n# about the service\n[service.web]\nspec.type: NodePort\n\n" +
+		"containers.name=main.image: app:1\n\n# about the service\n[service.web]\nspec.type: NodePort\n\n" +
 		"[configmap.[a.b]]\ndata.k: # empty\n# trailing words\n"
 )
 
@@ -165,4 +165,17 @@ func FuzzFmt(f *testing.F) {
 func printerRoundTrips(f *kpatch.File) bool {
 	g, err := kpatch.ParseString(f.Name, f.String())
 	return err == nil && g.String() == f.String()
+}
+
+// TestFmtKeepsSelectorSpelling: a selector stays bare or bracketed as it
+// was written; quotes only where the value needs them.
+func TestFmtKeepsSelectorSpelling(t *testing.T) {
+	src := "[deployment.app.containers.name=main]\nimage: x\n\n" +
+		"[deployment.app.containers[name=main].env[name=\"A B\"]]\nvalue: \"1\"\n\n" +
+		"[deployment.app.containers[-name=side]]\nname: init\n\n" +
+		"[service.app.ports.name=http-web]\nport: 80\n"
+	code, stdout, stderr := runCLI(t, map[string]string{"s.kpatch": src}, "", "fmt", "s.kpatch")
+	if code != 0 || stdout != src {
+		t.Errorf("exit %d, stderr %s, stdout:\n%s\nwant:\n%s", code, stderr, stdout, src)
+	}
 }

@@ -119,8 +119,8 @@ func TestApplyErrors(t *testing.T) {
 		sentinel    error
 		msg         string
 	}{
-		{"no match in key", "[deployment.web]\ncontainers[name=app].env[name=X].value: 1\n", "f:2:25", ErrNoMatch, `no item of spec.template.spec.containers[name="app"].env matches name="X"`},
-		{"no match in header", "[deployment.web.containers.name=db]\nimage: x\n", "f:2:1", ErrNoMatch, `matches name="db"`},
+		{"no match in key", "[deployment.web]\ncontainers[name=app].env[name=X].value: 1\n", "f:2:25", ErrNoMatch, `no item of spec.template.spec.containers[name=app].env matches name=X`},
+		{"no match in header", "[deployment.web.containers.name=db]\nimage: x\n", "f:2:1", ErrNoMatch, `matches name=db`},
 		{"index past end", "[deployment.web]\ncontainers.5.image: x\n", "f:2:12", ErrIndex, "past the end"},
 		{"insert after past end", "[deployment.web.containers.name=app]\nargs[+3]: x\n", "f:2:5", ErrIndex, "cannot insert after index 3"},
 		{"undefined variable", "[deployment.web]\nreplicas: ${values.n}\n", "f:2:11", ErrVariable, "${values.n} is not defined"},

@@ -31,7 +31,7 @@ func TestConflicts(t *testing.T) {
 	}
 	want := []string{
 		`a.kpatch:2:1: spec.replicas set to 3, but b.yaml:1:3 sets it to 5 (the later file wins)`,
-		`a.kpatch:5:1: spec.template.spec.containers[name="main"].resources.limits.cpu set to "500m", but b.yaml:1:3 sets it to "1" (the later file wins)`,
+		`a.kpatch:5:1: spec.template.spec.containers[name=main].resources.limits.cpu set to "500m", but b.yaml:1:3 sets it to "1" (the later file wins)`,
 		`b.yaml:1:3: spec.replicas set to 5, but c.kpatch:2:1 sets it to 9 (the later file wins)`,
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {

@@ -81,7 +81,7 @@ func TestConflictsExpandWorkloadAndAllContainers(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("got %d conflicts, want 2: %v", len(got), got)
 	}
-	if got[0].Path != `spec.template.spec.containers[name="main"].imagePullPolicy` && got[0].Path != `spec.template.spec.containers[name=main].imagePullPolicy` {
+	if got[0].Path != `spec.template.spec.containers[name=main].imagePullPolicy` {
 		t.Errorf("path %q", got[0].Path)
 	}
 }

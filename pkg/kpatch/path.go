@@ -40,6 +40,10 @@ type Segment struct {
 	ByMatch bool
 	// Bracketed records that the segment was written in brackets.
 	Bracketed bool
+	// Bare records a selector written without brackets
+	// (containers.name=main) that prints back so: its key and value need
+	// neither quotes nor escapes.
+	Bare bool
 	// Col is the segment's column on its line.
 	Col int
 }
@@ -152,7 +156,8 @@ func parseBare(text string, col int) (Segment, int, *problem) {
 		if err != nil {
 			return Segment{}, 0, err
 		}
-		return Segment{Kind: Select, Key: []string{key}, Value: v, Col: col}, n, nil
+		bare := plainSelectorText(key) && plainSelectorText(v)
+		return Segment{Kind: Select, Key: []string{key}, Value: v, Bare: bare, Col: col}, n, nil
 	}
 	return Segment{Kind: Field, Name: unescape(raw), Col: col}, n, nil
 }
@@ -370,6 +375,10 @@ func (s *Segment) write(b *strings.Builder, first bool) {
 	case Index:
 		writeBare(b, s.Name, first) // the digits as written: on a map they are the key
 	case Select:
+		if s.Bare {
+			writeBare(b, sel, first) // as written: containers.name=main
+			return
+		}
 		b.WriteString("[" + sel + "]")
 	case All:
 		b.WriteString("[*]")
@@ -397,7 +406,26 @@ func selectorText(key []string, value string) string {
 	for i, k := range key {
 		parts[i] = escapeBare(k)
 	}
+	if plainSelectorText(value) {
+		return strings.Join(parts, ".") + "=" + value
+	}
 	return strings.Join(parts, ".") + "=" + strconv.Quote(value)
+}
+
+// plainSelectorText reports whether a selector's key or value reads back
+// as itself unquoted and unescaped, bare or in brackets: not empty, and
+// none of the bytes that end, quote, escape or comment a segment or an
+// entry, nor a control byte.
+func plainSelectorText(text string) bool {
+	if text == "" {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 || c == 0x7f || strings.IndexByte(`.[]=\":# '`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeBare escapes a name so that it reads back as one Field segment.
