@@ -67,7 +67,8 @@ var modes = []struct {
 	}},
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
-		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"}}},
+		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
+		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
 	{"scaled-with-dashboard", map[string]any{
 		"autoscaling": map[string]any{"enabled": true, "minReplicas": 2, "maxReplicas": 6, "targetCPUUtilizationPercentage": 60},
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
@@ -308,9 +309,10 @@ func TestReplicasAgree(t *testing.T) {
 		objs := render(t, m.values)
 		args := containerArgs(t, objs)
 		want := []string{"--leader-elect=true", "--leader-election-id=kpatch-webhook", "--last-good-configmap=kpatch-webhook-last-good",
-			"--max-registry-files=10000", "--max-file-size=1Mi", "--max-compiled-size=128Mi"}
+			"--max-registry-files=10000", "--max-file-size=1Mi", "--max-compiled-size=128Mi", "--max-apply-items=1000000", "--max-apply-output=8Mi"}
 		if m.name == "single-replica" {
-			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi"}
+			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi",
+				"--max-apply-items=50000", "--max-apply-output=1Mi"}
 		}
 		for _, a := range want {
 			if !slices.Contains(args, a) {
