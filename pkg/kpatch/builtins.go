@@ -72,5 +72,8 @@ func (v *Variables) lookupBuiltin(ref *VarRef) (any, *problem) {
 	if s, ok := v.Builtins.Lookup(ref.name()); ok {
 		return s, nil
 	}
+	if ref.Scope == ScopeObject {
+		return nil, errorf(ErrVariable, "variable %s is not defined: the object has no %s (a name from metadata.generateName is not known at admission; a cluster-scoped object has no namespace)", ref, ref.Path[0])
+	}
 	return nil, errorf(ErrVariable, "variable %s is not defined: the Namespace has no such %s", ref, strings.TrimSuffix(ref.Path[0], "s"))
 }
