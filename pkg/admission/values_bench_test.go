@@ -14,7 +14,7 @@ import (
 // valuesConfigMap is a registry ConfigMap with a schema and one file that
 // reads a parameter each Namespace sets, and one that reads a built-in.
 var valuesConfigMap = configMap("values", map[string]string{
-	ParametersKey: "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
+	ParametersKey:  "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
 	"team.kpatch":  "[deployment.web]\nlabels.team: ${values.team}\n",
 	"owner.kpatch": "[deployment.web]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
 })
