@@ -94,4 +94,3 @@ func setTier(t *testing.T, name, tier string) {
 		t.Fatal(err)
 	}
 }
-
