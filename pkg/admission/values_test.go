@@ -194,3 +194,16 @@ func TestValuesContext(t *testing.T) {
 		t.Error("without a schema, the context is values.yaml as stored before schemas")
 	}
 }
+
+func TestValuesFeatureAnnotation(t *testing.T) {
+	h := valuesHandler(t, map[string]string{
+		ParametersKey: "parameters:\n- {name: canary, type: boolean, default: false}\n",
+		"c.kpatch":    "[deployment.web]\nlabels.canary: \"${features.canary}\"\n",
+	}, namespaces{"on": namespace("on", map[string]string{"values.kpatch.dev/canary": "true"}), "off": namespace("off", nil)})
+	if got, warns, _ := patchedLabels(t, h, "on", ""); got["canary"] != "true" || len(warns) != 0 {
+		t.Errorf("on: %v %q", got, warns)
+	}
+	if got, _, _ := patchedLabels(t, h, "off", ""); got["canary"] != "false" {
+		t.Errorf("off: %v", got)
+	}
+}
