@@ -41,7 +41,7 @@ func (v *Variables) lookup(ref *VarRef) (any, *problem) {
 	}
 	switch val.(type) {
 	case map[string]any, []any:
-		return nil, errorf(ErrVariable, "variable %s is a map or list; variables are scalars", ref)
+		return nil, errorf(ErrVariable, "variable %s is a map or list, which is substituted only as a whole value (unquoted, alone), never into text", ref)
 	}
 	if _, isBool := val.(bool); ref.Scope == "features" && !isBool {
 		return nil, errorf(ErrVariable, "feature %s is %v; features are booleans", ref, val)
