@@ -18,7 +18,7 @@ func wholeVars() *Variables {
 func TestWholeNodeSubstitution(t *testing.T) {
 	for name, src := range map[string]string{
 		"web.kpatch": "[deployment.web]\nreplicas: ${values.replicas}\n\n[deployment.web.containers.name=app]\nenv: ${values.env}\nresources: ${values.res}\n",
-		"web.yaml": "- target: deployment.web\n  patch:\n    replicas: ${values.replicas}\n    containers[name=app].env: ${values.env}\n    containers[name=app].resources: ${values.res}\n",
+		"web.yaml":   "- target: deployment.web\n  patch:\n    replicas: ${values.replicas}\n    containers[name=app].env: ${values.env}\n    containers[name=app].resources: ${values.res}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			vars := wholeVars()
