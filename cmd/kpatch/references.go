@@ -25,75 +25,15 @@ func syntaxTrees(patches []*kpatch.Patch) []*kpatch.File {
 }
 
 // fileReferences collects the variables the files read, file by file in
-// order, each file in the order of its syntax tree: the templates of
-// entries (Value.Parts), and the strings of structured values and merge
-// patches of YAML patch files, which hold their variables as text.
+// order, each file in the order of its syntax tree (kpatch.File.References).
 func fileReferences(files []*kpatch.File) []reference {
 	var refs []reference
 	for _, f := range files {
-		at := func(line, col int) kpatch.Position { return kpatch.Position{File: f.Name, Line: line, Column: col} }
-		for _, m := range f.Merges {
-			refs = appendTreeRefs(refs, m.Patch, at(m.Line, m.Col))
-		}
-		for _, s := range f.Sections {
-			for _, e := range s.Entries {
-				pos := at(e.Line, e.ValueCol)
-				for _, part := range e.Value.Parts {
-					if part.Var != nil {
-						refs = append(refs, reference{ref: part.Var.String(), pos: pos})
-					}
-				}
-				refs = appendTreeRefs(refs, e.Value.Tree, pos)
-			}
-		}
-	}
-	for i := range refs {
-		refs[i].ref = strings.TrimSuffix(strings.TrimPrefix(refs[i].ref, "${"), "}")
-	}
-	return refs
-}
-
-// appendTreeRefs appends the variables of the strings of a structured
-// value, all placed at pos.
-func appendTreeRefs(refs []reference, v any, pos kpatch.Position) []reference {
-	switch x := v.(type) {
-	case string:
-		for _, r := range templateRefs(x) {
-			refs = append(refs, reference{ref: r, pos: pos})
-		}
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			refs = appendTreeRefs(refs, x[k], pos)
-		}
-	case []any:
-		for _, e := range x {
-			refs = appendTreeRefs(refs, e, pos)
+		for _, r := range f.References() {
+			refs = append(refs, reference{ref: strings.TrimSuffix(strings.TrimPrefix(r.Var.String(), "${"), "}"), pos: r.Pos})
 		}
 	}
 	return refs
-}
-
-// templateRefs returns the variables of a text as patch files write them,
-// ${scope.name}, without the braces; $${ is a literal ${. A variable that
-// is not closed ends the text (the engine reports it).
-func templateRefs(s string) []string {
-	var refs []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			return refs
-		}
-		if i > 0 && s[i-1] == '$' {
-			s = s[i+2:]
-			continue
-		}
-		end := strings.IndexByte(s[i:], '}')
-		if end < 0 {
-			return refs
-		}
-		refs = append(refs, s[i+2:i+end])
-		s = s[i+end+1:]
-	}
 }
 
 // errUsage is the cause of the warnings that compare a schema with the

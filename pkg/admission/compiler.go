@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -81,19 +80,15 @@ type version struct {
 	digest   string // of src
 	values   valuesKey
 	patch    *kpatch.Patch
+	params   *fileValues // how its values depend on the object; nil when they do not
 	err      error
 }
 
 // valuesKey names one content of a ConfigMap's values.yaml by its digest.
 type valuesKey struct{ configMap, digest string }
 
-// parsedValues is a ConfigMap's values.yaml, parsed once for its files.
-type parsedValues struct {
-	vars *kpatch.Variables
-	err  error
-}
-
-// cmValues is the values.yaml of a ConfigMap seen last, and its digest.
+// cmValues is the values context of a ConfigMap seen last (its
+// parameters.yaml and values.yaml: valuesContext), and its digest.
 type cmValues struct{ content, digest string }
 
 // build is the state of one Build in progress.
@@ -135,7 +130,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	for i := range cms {
 		cm := &cms[i]
 		cv, ok := c.cmValues[cm.Name]
-		if values := cm.Data[ValuesKey]; !ok || cv.content != values {
+		if values := valuesContext(cm); !ok || cv.content != values {
 			cv = cmValues{content: values, digest: digest(values)}
 		}
 		seenValues[cm.Name] = cv
@@ -186,12 +181,13 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	f := RegistryFile{Ref: ref}
 	old, hasOld := b.stored.Get(ref)
 	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{cm.Name, cv.digest}, cv.content, counted); f.Err == nil {
+		f.params = st.current.params
 		b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
 	} else if hasOld {
 		b.keep(ref, old, old, true)
 		vk := valuesKey{cm.Name, old.ValuesDigest}
 		f.Patch, f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
-		f.LastGood = f.Patch != nil
+		f.LastGood, f.params = f.Patch != nil, st.lastGood.params
 	}
 	if !f.LastGood {
 		st.lastGood = version{}
@@ -230,7 +226,7 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: digest(src), values: vk}
-		v.patch, v.err = b.compile(ref, src, vk, values)
+		v.patch, v.params, v.err = b.compile(ref, src, vk, values)
 	}
 	if v.err != nil {
 		return nil, v.err
@@ -242,7 +238,7 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 
 // compile parses and compiles one file and binds it to its ConfigMap's
 // values, parsed once per build and content.
-func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*kpatch.Patch, error) {
+func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*kpatch.Patch, *fileValues, error) {
 	pv := b.values[vk]
 	if pv == nil {
 		if pv = b.c.values[vk]; pv == nil {
@@ -251,26 +247,14 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 		b.values[vk] = pv
 	}
 	if pv.err != nil {
-		return nil, pv.err
+		return nil, nil, pv.err
 	}
 	p, err := kpatch.ParseAndCompile(ref.String(), []byte(src))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// an undefined or mistyped variable is a compile problem of the file
-	return p.Bind(pv.vars)
-}
-
-// parseValues parses the values.yaml of a ConfigMap.
-func parseValues(configMap, content string) *parsedValues {
-	if content == "" {
-		return &parsedValues{vars: &kpatch.Variables{}}
-	}
-	vars, err := kpatch.LoadVariables([]byte(content))
-	if err != nil {
-		return &parsedValues{err: fmt.Errorf("%s/%s: %w", configMap, ValuesKey, err)}
-	}
-	return &parsedValues{vars: vars}
+	return pv.bind(p)
 }
 
 // current is the stored form of the current version v of a file: the

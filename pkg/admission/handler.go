@@ -101,11 +101,13 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 		return h.answerInternal(log, decodeFailed(err))
 	}
 	start := time.Now()
+	patches, leftOut := h.bindValues(reg, patches, req, obj)
 	run, patch, ierr := apply(ctx, obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace, Budget: h.budget()})
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
 	}
+	run.files = append(run.files, leftOut...)
 	h.Metrics.fileRuns(run.files)
 	return h.answer(log, run, patch)
 }

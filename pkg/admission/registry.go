@@ -17,9 +17,10 @@ const ValuesKey = "values.yaml"
 const PatchSuffix = ".kpatch"
 
 // IsPatchKey reports whether a ConfigMap key is a patch file: a .kpatch
-// file, or a YAML patch file (.yaml, .yml) other than values.yaml.
+// file, or a YAML patch file (.yaml, .yml) other than values.yaml and
+// parameters.yaml.
 func IsPatchKey(key string) bool {
-	return strings.HasSuffix(key, PatchSuffix) || key != ValuesKey && kpatch.IsYAMLFile(key)
+	return strings.HasSuffix(key, PatchSuffix) || key != ValuesKey && key != ParametersKey && kpatch.IsYAMLFile(key)
 }
 
 // FileRef names one patch file of the registry: a key of a ConfigMap.
@@ -47,6 +48,8 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
+
+	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
 
 // Registry is one compiled state of the registry: every file in order
@@ -62,6 +65,10 @@ type Registry struct {
 	// custom resource's group (kpatch.AnyKind).
 	order     map[*kpatch.Patch]int
 	estimated int64
+	// values are the active patches whose values depend on the object
+	// (per-namespace values, built-ins), with the bindings made so far.
+	values map[*kpatch.Patch]*fileValues
+	bound  *boundCache
 }
 
 // NewRegistry indexes files, which are in order, by kind, name and
@@ -74,6 +81,7 @@ func NewRegistry(files []RegistryFile) *Registry {
 		}
 		r.active = append(r.active, f.Patch)
 		r.order[f.Patch] = len(r.active)
+		r.addValues(f)
 		for _, kind := range f.Patch.Kinds() {
 			x := r.byKind[kind]
 			if x == nil {

@@ -213,6 +213,13 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 	if err != nil {
 		return nil, err
 	}
+	if isNode(v) { // an array or object parameter, whole
+		out, err := coerceTree(v, pl.leaf, nil, false)
+		if err != nil {
+			return nil, err.prefixed(pathText(pl.steps))
+		}
+		return out, nil
+	}
 	out, err := coerce(v, pl.valueLeaf(), "")
 	if err != nil {
 		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
@@ -225,12 +232,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 // spliced in, whose size is counted by ex before it is built.
 func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	if ref := t.wholeVar(); ref != nil {
-		val, err := vars.lookup(ref)
-		if err != nil {
-			return nil, err
-		}
-		text, _ := scalarText(val)
-		return val, ex.take(len(text))
+		return vars.lookupWhole(ref, ex)
 	}
 	texts := make([]string, len(t.Parts))
 	n := 0

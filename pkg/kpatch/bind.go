@@ -1,12 +1,16 @@
 package kpatch
 
+import "errors"
+
 // Bind returns the patch bound to vars, as WithVariables does, after
 // checking every value that reads a variable the way Compile checks
 // constants: a variable that is undefined or not a scalar, or a value
 // that does not fit its field on the current API versions of a built-in
 // kind, is an error (an ErrorList of *ParseError; the patch is then nil).
 // A registry calls it once the values are known, so that such a file is
-// reported when it is loaded instead of failing on every object.
+// reported when it is loaded instead of failing on every object. A value
+// that reads a built-in is checked only when vars give the built-ins
+// (Variables.Builtins); without them, it is checked as it applies.
 func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 	q := p.WithVariables(vars)
 	if errs := q.variableProblems(); len(errs) > 0 {
@@ -15,6 +19,14 @@ func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 	}
 	return q, nil
 }
+
+// deferred reports whether a problem is a built-in read without the
+// object: Bind checks such a value when the object is known, at apply.
+func deferred(err *problem) bool { return err != nil && errors.Is(err.err, errNoBuiltins) }
+
+// Variables returns the variables the patch is bound to; nil when it is
+// not bound. The caller must not modify them.
+func (p *Patch) Variables() *Variables { return p.vars }
 
 // variableProblems resolves every value that reads a variable, on each
 // checked version of its kind, and reports the values that fail on all.
@@ -69,6 +81,9 @@ func (pl *plan) valueProblem(vars *Variables, ex *expansion) *problem {
 		if err == nil {
 			err = q.checkImagePart(v)
 		}
+		if deferred(err) {
+			continue
+		}
 		if err != nil {
 			return err.orAt(q.line, q.valueCol)
 		}
@@ -84,7 +99,7 @@ func (op *mergeOp) variableProblem(checked int, vars *Variables, ex *expansion) 
 	for _, mp := range op.checkedPlans(checked) {
 		try := *ex
 		_, err := op.patchFor(mp, vars, &try)
-		if err == nil {
+		if err == nil || deferred(err) {
 			*ex = try
 			return nil
 		}

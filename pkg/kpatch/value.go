@@ -37,7 +37,7 @@ type ValuePart struct {
 
 // VarRef is a ${scope.name} reference; Path holds the dotted name.
 type VarRef struct {
-	Scope string // "values" or "features"
+	Scope string // "values", "features", or a built-in's: "object", "namespace"
 	Path  []string
 }
 
@@ -230,6 +230,9 @@ var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 func parseVarRef(body string, col int) (*VarRef, *problem) {
 	scope, name, ok := strings.Cut(body, ".")
+	if ok && (scope == ScopeObject || scope == ScopeNamespace) {
+		return parseBuiltinRef(scope, name, col)
+	}
 	if !ok || scope != "values" && scope != "features" {
 		return nil, errorAt(col, ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
 	}

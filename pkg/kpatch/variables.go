@@ -18,10 +18,16 @@ import (
 type Variables struct {
 	Values   map[string]any
 	Features map[string]any
+	// Builtins, if set, gives the built-in variables of the object being
+	// patched (${object.name}, ${namespace.labels.KEY}); see BuiltinReader.
+	Builtins BuiltinReader
 }
 
 // lookup finds a variable's value; a map or list is not a value.
 func (v *Variables) lookup(ref *VarRef) (any, *problem) {
+	if ref.IsBuiltin() {
+		return v.lookupBuiltin(ref)
+	}
 	var m map[string]any
 	if v != nil {
 		m = v.Values
@@ -35,7 +41,7 @@ func (v *Variables) lookup(ref *VarRef) (any, *problem) {
 	}
 	switch val.(type) {
 	case map[string]any, []any:
-		return nil, errorf(ErrVariable, "variable %s is a map or list; variables are scalars", ref)
+		return nil, errorf(ErrVariable, "variable %s is a map or list, which is substituted only as a whole value (unquoted, alone), never into text", ref)
 	}
 	if _, isBool := val.(bool); ref.Scope == "features" && !isBool {
 		return nil, errorf(ErrVariable, "feature %s is %v; features are booleans", ref, val)
@@ -101,6 +107,9 @@ func (v *Variables) assign(assignment string, asString bool) error {
 	ref, err := parseVarRef(name, 1)
 	if err != nil {
 		return fmt.Errorf("%q: %s", assignment, err.msg)
+	}
+	if ref.IsBuiltin() {
+		return fmt.Errorf("%q: %s is a built-in, which is read-only", assignment, ref)
 	}
 	var val any = text
 	if !asString {
@@ -192,11 +201,14 @@ func checkFeatures(prefix string, m map[string]any) error {
 func (v *Variables) Merge(o *Variables) *Variables {
 	out := &Variables{}
 	if v != nil {
-		out.Values, out.Features = v.Values, v.Features
+		out.Values, out.Features, out.Builtins = v.Values, v.Features, v.Builtins
 	}
 	if o != nil {
 		out.Values = MergeMaps(out.Values, o.Values)
 		out.Features = MergeMaps(out.Features, o.Features)
+		if o.Builtins != nil {
+			out.Builtins = o.Builtins
+		}
 	}
 	return out
 }

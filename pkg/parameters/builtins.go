@@ -32,14 +32,16 @@ func IsBuiltin(ref string) bool {
 }
 
 // Lookup returns the text of a built-in reference (without ${}); ok is
-// false for a reference that is not a built-in, and for a label or
-// annotation the Namespace does not have.
+// false for a reference that is not a built-in, for a label or
+// annotation the Namespace does not have, and for an empty name or
+// namespace (an object created with metadata.generateName has no name at
+// admission; a cluster-scoped object has no namespace).
 func (b *Builtins) Lookup(ref string) (string, bool) {
 	switch {
 	case ref == "object.name":
-		return b.ObjectName, true
+		return b.ObjectName, b.ObjectName != ""
 	case ref == "object.namespace":
-		return b.ObjectNamespace, true
+		return b.ObjectNamespace, b.ObjectNamespace != ""
 	case !IsBuiltin(ref):
 		return "", false
 	case strings.HasPrefix(ref, labelsPrefix):

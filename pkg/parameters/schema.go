@@ -67,3 +67,38 @@ func sortBySource(errs []error) {
 		return sa.Column - sb.Column
 	})
 }
+
+// Inputs returns the declared parameters whose values decide those of
+// names: each declared name, and every parameter that their defaults
+// read, transitively, in declaration order. Undeclared names are left
+// out. A webhook reads, for a patch file, only the annotations of these.
+func (s *Schema) Inputs(names ...string) []string {
+	if s == nil {
+		return nil
+	}
+	in := make([]bool, len(s.params))
+	var visit func(p *Parameter)
+	visit = func(p *Parameter) {
+		if in[p.index] {
+			return
+		}
+		in[p.index] = true
+		for _, pt := range p.tmpl {
+			if pt.ref != nil {
+				visit(s.byName[pt.ref.Path[0]])
+			}
+		}
+	}
+	for _, n := range names {
+		if p, ok := s.byName[n]; ok {
+			visit(p)
+		}
+	}
+	var out []string
+	for _, p := range s.params {
+		if in[p.index] {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}

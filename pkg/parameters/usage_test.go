@@ -2,6 +2,7 @@ package parameters
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -52,5 +53,26 @@ func TestBuiltins(t *testing.T) {
 		if IsBuiltin(tt.ref) != (tt.ok || tt.ref == "namespace.labels.missing") {
 			t.Errorf("IsBuiltin(%q) = %v", tt.ref, IsBuiltin(tt.ref))
 		}
+	}
+}
+
+func TestInputs(t *testing.T) {
+	s, err := Parse("parameters.yaml", []byte(`parameters:
+- {name: app, type: string, default: web}
+- {name: tls, type: string, default: "${values.app}-tls"}
+- {name: url, type: string, default: "https://${values.tls}"}
+- {name: tier, type: string}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Inputs("url", "nope"); !slices.Equal(got, []string{"app", "tls", "url"}) {
+		t.Errorf("Inputs(url) = %v", got)
+	}
+	if got := s.Inputs("tier"); !slices.Equal(got, []string{"tier"}) {
+		t.Errorf("Inputs(tier) = %v", got)
+	}
+	if got := (*Schema)(nil).Inputs("a"); got != nil {
+		t.Errorf("nil schema: %v", got)
 	}
 }

@@ -1,0 +1,294 @@
+package admission
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/parameters"
+)
+
+// fileValues is how one registry file's values depend on the object it
+// patches: the parameters it reads, which a Namespace's annotations
+// values.kpatch.dev/NAME (or, for parameters declared fromObject, the
+// object's own) may set, and whether it reads built-ins. Immutable.
+type fileValues struct {
+	pv *parsedValues
+	// patch is the file bound to its ConfigMap's values: what applies when
+	// no annotation sets a parameter it reads (unless incomplete).
+	patch *kpatch.Patch
+	// inputs are the parameters whose values decide the file's: those it
+	// reads, and those their defaults read.
+	inputs map[string]bool
+	// fromObject says that an input is declared fromObject: true.
+	fromObject bool
+	// builtins says that the file reads ${object.*} or ${namespace.*}.
+	builtins bool
+	// incomplete says that an input has no value in the ConfigMap: the
+	// file is bound for each object, and fails where no annotation gives
+	// the value.
+	incomplete bool
+}
+
+// newFileValues returns how the file of refs depends on the object; nil
+// when it does not.
+func newFileValues(pv *parsedValues, refs []kpatch.Reference) *fileValues {
+	fv := &fileValues{pv: pv}
+	var names []string
+	for _, r := range refs {
+		if r.Var.IsBuiltin() {
+			fv.builtins = true
+		} else {
+			names = append(names, r.Var.Path[0])
+		}
+	}
+	for _, name := range pv.schema.Inputs(names...) {
+		if fv.inputs == nil {
+			fv.inputs = map[string]bool{}
+		}
+		fv.inputs[name] = true
+		p, _ := pv.schema.Lookup(name)
+		fv.fromObject = fv.fromObject || p.FromObject()
+		fv.incomplete = fv.incomplete || pv.missing[name]
+	}
+	if fv.inputs == nil && !fv.builtins {
+		return nil
+	}
+	return fv
+}
+
+// objectContext is what the files of one request read about the object:
+// its Namespace and annotations, found once for every file.
+type objectContext struct {
+	namespace *corev1.Namespace // nil when not known
+	// nsValues and objValues are the annotations values.kpatch.dev/NAME
+	// of the Namespace and of the object, sorted by key.
+	nsValues, objValues []annotation
+	object              string // "Kind namespace/name", for errors
+	builtins            parameters.Builtins
+}
+
+// annotation is one annotation values.kpatch.dev/NAME: NAME's parameter
+// is the text before its first dot.
+type annotation struct{ key, param, value string }
+
+// valueAnnotations returns the annotations values.kpatch.dev/NAME of m,
+// sorted by key; nil when there is none.
+func valueAnnotations(m map[string]string) []annotation {
+	var out []annotation
+	for k, v := range m {
+		name, ok := strings.CutPrefix(k, parameters.AnnotationPrefix)
+		if !ok || name == "" {
+			continue
+		}
+		param, _, _ := strings.Cut(name, ".")
+		out = append(out, annotation{key: k, param: param, value: v})
+	}
+	slices.SortFunc(out, func(a, b annotation) int { return strings.Compare(a.key, b.key) })
+	return out
+}
+
+// forObject returns the file bound to its values for the object of oc,
+// or an error naming the parameter and the annotation that gave it when
+// a value fails the schema or does not fit the file.
+func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.Patch, error) {
+	var ns, obj []annotation
+	if fv.pv.schema != nil {
+		ns = fv.relevant(oc.nsValues, false)
+		if fv.fromObject {
+			obj = fv.relevant(oc.objValues, true)
+		}
+	}
+	bound := fv.patch
+	if len(ns) > 0 || len(obj) > 0 || fv.incomplete {
+		b, err := cache.bind(fv, oc, ns, obj)
+		if err != nil {
+			return nil, err
+		}
+		bound = b
+	}
+	if !fv.builtins {
+		return bound, nil
+	}
+	vars := bound.Variables()
+	return bound.WithVariables(&kpatch.Variables{Values: vars.Values, Features: vars.Features, Builtins: &oc.builtins}), nil
+}
+
+// relevant returns the annotations of all that set an input of the file
+// (on the object, only fromObject parameters); nil when none does.
+func (fv *fileValues) relevant(all []annotation, object bool) []annotation {
+	var out []annotation
+	for _, a := range all {
+		if !fv.inputs[a.param] {
+			continue
+		}
+		if p, _ := fv.pv.schema.Lookup(a.param); object && !p.FromObject() {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// resolve binds the file to its ConfigMap's values with the annotations
+// ns (of the Namespace) and obj (of the object) on top.
+func (fv *fileValues) resolve(oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
+	var nsName string
+	if oc.namespace != nil {
+		nsName = oc.namespace.Name
+	}
+	vars, err := fv.pv.base.Resolve(
+		parameters.NamespaceAnnotations(nsName, annotationMap(ns)),
+		parameters.ObjectAnnotations(oc.object, annotationMap(obj)))
+	if err = fv.ownErrors(err); err != nil {
+		return nil, valuesError(fv.patch.Name(), nsName, err)
+	}
+	return fv.patch.Bind(vars)
+}
+
+// ownErrors keeps the errors about the file's inputs: another file's
+// parameter without a value is that file's concern.
+func (fv *fileValues) ownErrors(err error) error {
+	if err == nil {
+		return nil
+	}
+	var own kpatch.ErrorList
+	for _, e := range err.(kpatch.ErrorList) {
+		var pe *parameters.Error
+		if !errors.As(e, &pe) || fv.inputs[pe.Param] {
+			own = append(own, e)
+		}
+	}
+	return own.Err()
+}
+
+// valuesError is a file that the values of one object leave out: its
+// name, then each error of the values, with a hint for a required
+// parameter that the Namespace may set.
+func valuesError(file, namespace string, err error) error {
+	var list kpatch.ErrorList
+	for _, e := range err.(kpatch.ErrorList) {
+		var pe *parameters.Error
+		if errors.As(e, &pe) && errors.Is(pe, parameters.ErrRequired) && namespace != "" {
+			e = fmt.Errorf("%w; or annotate Namespace %s with %s%s", e, namespace, parameters.AnnotationPrefix, pe.Param)
+		}
+		list = append(list, fmt.Errorf("%s: not applied: %w", file, e))
+	}
+	return list
+}
+
+func annotationMap(list []annotation) map[string]string {
+	if len(list) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(list))
+	for _, a := range list {
+		m[a.key] = a.value
+	}
+	return m
+}
+
+// addValues records a file whose values depend on the object.
+func (r *Registry) addValues(f RegistryFile) {
+	if f.params == nil {
+		return
+	}
+	if r.values == nil {
+		r.values, r.bound = map[*kpatch.Patch]*fileValues{}, newBoundCache()
+	}
+	r.values[f.Patch] = f.params
+}
+
+// bindValues returns the patches bound to the values of the object: the
+// files whose values depend on it (per-namespace values, built-ins) bound
+// for it, and, as failed runs, those that its values leave out. It
+// allocates only when the registry has such files and one targets obj.
+func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admission.Request, obj map[string]any) ([]*kpatch.Patch, []fileRun) {
+	if len(reg.values) == 0 {
+		return patches, nil
+	}
+	var (
+		oc     *objectContext
+		out    []*kpatch.Patch
+		failed []fileRun
+		ref    kpatch.ObjectRef
+	)
+	for i, p := range patches {
+		fv := reg.values[p]
+		if fv == nil {
+			if out != nil {
+				out = append(out, p)
+			}
+			continue
+		}
+		if oc == nil {
+			ref = kpatch.RefOf(obj, req.Namespace)
+			oc = h.objectContext(req, obj, &ref)
+		}
+		if !targets(p, &ref) {
+			continue // applyFiles skips it too
+		}
+		bound, err := fv.forObject(reg.bound, oc)
+		if bound == p && out == nil {
+			continue
+		}
+		if out == nil {
+			out = append(make([]*kpatch.Patch, 0, len(patches)), patches[:i]...)
+		}
+		if err != nil {
+			failed = append(failed, fileRun{file: p.Name(), result: FileFailed, err: err})
+			continue
+		}
+		out = append(out, bound)
+	}
+	if out == nil {
+		return patches, failed
+	}
+	return out, failed
+}
+
+// objectContext finds what the files read about the object: its
+// Namespace (from h.Namespaces) and the annotations values.kpatch.dev/.
+func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref *kpatch.ObjectRef) *objectContext {
+	oc := &objectContext{object: req.Kind.Kind + " " + ref.Namespace + "/" + ref.Name}
+	if ref.Namespace == "" {
+		oc.object = req.Kind.Kind + " " + ref.Name
+	}
+	if ref.Name == "" {
+		oc.object += "(generated name)"
+	}
+	if h.Namespaces != nil && ref.Namespace != "" {
+		if ns, ok := h.Namespaces.Namespace(ref.Namespace); ok {
+			oc.namespace = ns
+			oc.nsValues = valueAnnotations(ns.Annotations)
+			oc.builtins.NamespaceLabels, oc.builtins.NamespaceAnnotations = ns.Labels, ns.Annotations
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			oc.objValues = objectValueAnnotations(ann)
+		}
+	}
+	oc.builtins.ObjectName, oc.builtins.ObjectNamespace = ref.Name, ref.Namespace
+	return oc
+}
+
+// objectValueAnnotations returns the text annotations values.kpatch.dev/
+// of a decoded object.
+func objectValueAnnotations(ann map[string]any) []annotation {
+	var m map[string]string
+	for k, v := range ann {
+		if s, ok := v.(string); ok && strings.HasPrefix(k, parameters.AnnotationPrefix) {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[k] = s
+		}
+	}
+	return valueAnnotations(m)
+}
