@@ -141,3 +141,22 @@ func TestProfilingServerOnLoopbackOnly(t *testing.T) {
 		t.Errorf("/debug/pprof/: %s %.100s", resp.Status, body)
 	}
 }
+
+// TestManagerOptionsTenantRegistries: with --tenant-registries the one
+// informer of ConfigMaps selects the registry label in every namespace.
+func TestManagerOptionsTenantRegistries(t *testing.T) {
+	o := parse(t, "--tenant-registries", "--registry-namespace=reg")
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := o.managerOptions(s, nil)
+	if len(mo.Cache.ByObject) != 1 {
+		t.Fatalf("cache %+v", mo.Cache)
+	}
+	for obj, by := range mo.Cache.ByObject {
+		if _, ok := obj.(*corev1.ConfigMap); !ok || len(by.Namespaces) != 0 || by.Label.String() != "kpatch.dev/registry=true" {
+			t.Errorf("the cache holds %T in %v with %v, want every namespace with the label", obj, by.Namespaces, by.Label)
+		}
+	}
+}
