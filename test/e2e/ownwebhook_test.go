@@ -72,8 +72,16 @@ func (o *ownWebhook) start(t *testing.T, extra ...string) {
 		if t.Failed() {
 			t.Logf("webhook %s log:\n%s", o.name, o.logs.String())
 		}
-		wh.Stop()
+		o.stop()
 	})
+}
+
+// stop stops the webhook, if it runs.
+func (o *ownWebhook) stop() {
+	if o.wh != nil {
+		o.wh.Stop()
+		o.wh = nil
+	}
 }
 
 // registry creates or replaces a registry ConfigMap of this webhook.
