@@ -96,8 +96,10 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
+	opts := h.opts(req.Namespace)
+	logTrace(ctx, log, obj, patches, opts) // debug level only (trace.go)
 	start := time.Now()
-	run, patch, ierr := apply(ctx, obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace, Budget: h.budget()})
+	run, patch, ierr := apply(ctx, obj, patches, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
