@@ -65,8 +65,8 @@ func TestUnencodableFileIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := NewRegistry([]RegistryFile{
-		{Ref: FileRef{"reg", "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
-		{Ref: FileRef{"reg", "b-label.kpatch"}, Patch: label},
+		{Ref: FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
+		{Ref: FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
 	})
 	h := &Handler{Registry: func() *Registry { return reg }, Metrics: NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))

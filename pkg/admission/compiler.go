@@ -3,7 +3,6 @@ package admission
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +22,10 @@ import (
 // applies what the others apply.
 type Compiler struct {
 	Limits Limits
+	// RegistryNamespace, when set, makes the ConfigMaps of every other
+	// namespace tenants' (tenant.go); when empty, every ConfigMap is the
+	// registry namespace's.
+	RegistryNamespace string
 
 	mu         sync.Mutex
 	generation int
@@ -124,17 +127,17 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		files: make([]RegistryFile, 0, len(c.files)), want: make([]storedEntry, 0, len(c.files)),
 		counted: map[valuesKey]*bool{}, values: map[valuesKey]*parsedValues{},
 	}
-	cms = slices.Clone(cms)
-	slices.SortFunc(cms, func(a, b corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
+	cms = c.inLimitOrder(cms)
 	seenValues := make(map[string]cmValues, len(cms))
 	for i := range cms {
 		cm := &cms[i]
-		cv, ok := c.cmValues[cm.Name]
+		id := c.configMapID(cm)
+		cv, ok := c.cmValues[id]
 		if values := valuesContext(cm); !ok || cv.content != values {
 			cv = cmValues{content: values, digest: digest(values)}
 		}
-		seenValues[cm.Name] = cv
-		counted := b.countedFor(valuesKey{cm.Name, cv.digest})
+		seenValues[id] = cv
+		counted := b.countedFor(valuesKey{id, cv.digest})
 		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
 			if IsPatchKey(key) {
 				b.file(cm, key, cv, counted)
@@ -154,7 +157,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		}
 		b.LastGood = NewLastGood(want)
 	}
-	b.Registry = NewRegistry(b.files)
+	b.Registry = NewRegistry(inRegistryOrder(b.files))
 	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
 	return b.Build
 }
@@ -162,7 +165,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 // file decides which version of one file applies; counted says whether
 // its ConfigMap's current values.yaml is in the estimate yet.
 func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *bool) {
-	ref := FileRef{ConfigMap: cm.Name, Key: key}
+	ref := FileRef{Namespace: b.c.tenantOf(cm), ConfigMap: cm.Name, Key: key}
 	b.count++
 	st := b.c.files[ref]
 	if st == nil {
@@ -180,10 +183,14 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	}
 	f := RegistryFile{Ref: ref}
 	old, hasOld := b.stored.Get(ref)
-	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{cm.Name, cv.digest}, cv.content, counted); f.Err == nil {
+	// a tenant's file has no last good version (tenant.go)
+	stores := ref.Namespace == ""
+	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.configMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
 		f.params = st.current.params
-		b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
-	} else if hasOld {
+		if stores {
+			b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
+		}
+	} else if hasOld && stores {
 		b.keep(ref, old, old, true)
 		vk := valuesKey{cm.Name, old.ValuesDigest}
 		f.Patch, f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
@@ -249,7 +256,13 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 	if pv.err != nil {
 		return nil, nil, pv.err
 	}
-	p, err := kpatch.ParseAndCompile(ref.String(), []byte(src))
+	var p *kpatch.Patch
+	var err error
+	if ref.Namespace != "" {
+		p, err = compileTenant(ref, src)
+	} else {
+		p, err = kpatch.ParseAndCompile(ref.String(), []byte(src))
+	}
 	if err != nil {
 		return nil, nil, err
 	}

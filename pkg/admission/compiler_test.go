@@ -83,7 +83,7 @@ func TestCompilerRefusedFileAppliesTheStoredVersion(t *testing.T) {
 		t.Fatalf("the store should hold the good version: %v", stored.Refs())
 	}
 	// the store moved on to version 3 (the leader saw it), this compiler did not
-	stored = NewLastGood(map[FileRef]StoredFile{{"a", "f.kpatch"}: NewStoredFile(goodFile3, "", "7")})
+	stored = NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile3, "", "7")})
 
 	broken := []corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile})}
 	b := c.Build(broken, stored)
@@ -147,10 +147,10 @@ func TestCompilerStoreWanted(t *testing.T) {
 	cms[0].Data = map[string]string{"f.kpatch": goodFile, "g.kpatch": "[pod.*]\nlabels.a: c\n"}
 	cms[0].ResourceVersion = "2"
 	next := c.Build(cms, stored).LastGood
-	if f, _ := next.Get(FileRef{"a", "f.kpatch"}); f.ResourceVersion != "1" {
+	if f, _ := next.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.ResourceVersion != "1" {
 		t.Errorf("f rewritten: %+v", f)
 	}
-	if g, _ := next.Get(FileRef{"a", "g.kpatch"}); g.ResourceVersion != "2" || !strings.Contains(g.Source, "labels.a: c") {
+	if g, _ := next.Get(FileRef{ConfigMap: "a", Key: "g.kpatch"}); g.ResourceVersion != "2" || !strings.Contains(g.Source, "labels.a: c") {
 		t.Errorf("g not updated: %+v", g)
 	}
 	// f breaks and b leaves: f's stored version stays, h goes
@@ -159,7 +159,7 @@ func TestCompilerStoreWanted(t *testing.T) {
 	if got := fmt.Sprint(last.Refs()); got != "[a/f.kpatch a/g.kpatch]" {
 		t.Errorf("stored %s", got)
 	}
-	if f, _ := last.Get(FileRef{"a", "f.kpatch"}); f.Source != goodFile {
+	if f, _ := last.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.Source != goodFile {
 		t.Errorf("f's last good version lost: %+v", f)
 	}
 }
@@ -238,7 +238,7 @@ func TestCompilerValues(t *testing.T) {
 		t.Fatalf("problems %v", b.Problems)
 	}
 	stored := b.LastGood
-	if f, _ := stored.Get(FileRef{"a", "f.kpatch"}); f.Values != cm.Data[ValuesKey] {
+	if f, _ := stored.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.Values != cm.Data[ValuesKey] {
 		t.Errorf("the stored version lacks its values: %+v", f)
 	}
 	// a value that reads an undefined variable, or one that does not fit
@@ -288,7 +288,7 @@ func TestCompilerLimitFiles(t *testing.T) {
 	if b.Registry.Active() != 2 || replicas(t, b.Registry) != "2" {
 		t.Errorf("active %d, replicas %s", b.Registry.Active(), replicas(t, b.Registry))
 	}
-	if _, ok := b.LastGood.Get(FileRef{"a", "3.kpatch"}); ok || b.LastGood.Len() != 2 {
+	if _, ok := b.LastGood.Get(FileRef{ConfigMap: "a", Key: "3.kpatch"}); ok || b.LastGood.Len() != 2 {
 		t.Errorf("the store keeps a file beyond the limit: %v", b.LastGood.Refs())
 	}
 	if len(b.Problems) != 1 || limitOf(b.Problems[0].Err) != LimitFiles {
@@ -351,7 +351,7 @@ func TestCompilerValuesCountOnce(t *testing.T) {
 // not compile (an upgrade of the engine) or does not fit says why.
 func TestCompilerStoredVersionThatNoLongerApplies(t *testing.T) {
 	var c Compiler
-	stored := NewLastGood(map[FileRef]StoredFile{{"a", "f.kpatch"}: NewStoredFile("[deployment.web\n", "", "1")})
+	stored := NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile("[deployment.web\n", "", "1")})
 	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile})}, stored)
 	f := b.Registry.Files()[0]
 	if f.Patch != nil || f.LastGood || f.LastGoodErr == nil || len(b.Problems) != 1 || b.Problems[0].LastGoodErr == nil {

@@ -100,9 +100,11 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
+	opts := h.opts(req.Namespace)
 	start := time.Now()
 	patches, leftOut := h.bindValues(reg, patches, req, obj)
-	run, patch, ierr := apply(ctx, obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace, Budget: h.budget()})
+	logTrace(ctx, log, obj, patches, opts) // debug level only (trace.go)
+	run, patch, ierr := apply(ctx, obj, patches, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)

@@ -25,12 +25,21 @@ func IsPatchKey(key string) bool {
 
 // FileRef names one patch file of the registry: a key of a ConfigMap.
 type FileRef struct {
+	// Namespace is the ConfigMap's namespace for a tenant's file (see
+	// tenant.go); empty for the files of the registry namespace.
+	Namespace string
 	ConfigMap string
 	Key       string
 }
 
-// String formats the reference as configmap/key.
-func (r FileRef) String() string { return r.ConfigMap + "/" + r.Key }
+// String formats the reference as configmap/key, or namespace/configmap/key
+// for a tenant's file: the file's name in messages and metrics.
+func (r FileRef) String() string {
+	if r.Namespace != "" {
+		return r.Namespace + "/" + r.ConfigMap + "/" + r.Key
+	}
+	return r.ConfigMap + "/" + r.Key
+}
 
 // RegistryFile is one file of a registry.
 type RegistryFile struct {

@@ -25,7 +25,7 @@ func (w *Watcher) reportProblems(problems []Problem, leader bool) {
 	var order []string
 	for _, p := range problems {
 		reason, item := w.logProblem(p)
-		id := p.Ref.ConfigMap + "\x00" + reason
+		id := p.Ref.Namespace + "/" + p.Ref.ConfigMap + "\x00" + reason
 		g := groups[id]
 		if g == nil {
 			g = &group{cm: p.ConfigMap}
@@ -84,12 +84,13 @@ func (w *Watcher) reportNotStored(notStored []NotStored, cms []corev1.ConfigMap)
 			continue
 		}
 		w.Log.Error(n.Err, "the last good store cannot hold a file: if it breaks, no version of it applies", "file", n.Ref.String())
-		byCM[n.Ref.ConfigMap] = append(byCM[n.Ref.ConfigMap], n.Err.Error())
+		id := strings.TrimSuffix(n.Ref.String(), "/"+n.Ref.Key)
+		byCM[id] = append(byCM[id], n.Err.Error())
 	}
 	w.notStored = next
 	w.Metrics.setNotStored(len(notStored))
 	for i := range cms {
-		if items := byCM[cms[i].Name]; len(items) > 0 && w.Recorder != nil {
+		if items := byCM[w.compiler.configMapID(&cms[i])]; len(items) > 0 && w.Recorder != nil {
 			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonLastGoodNotStored, "Store", "%s",
 				eventNote("these files apply, but the last good store cannot keep them: if they break, they do not apply", items))
 		}
@@ -104,7 +105,9 @@ func (w *Watcher) reportConflicts(report *ConflictReport, fresh []*kpatch.Confli
 		if i < maxConflictLogLines {
 			w.Log.Info("registry files conflict", "conflict", c.Error())
 		}
-		cm, _, _ := strings.Cut(c.Later.File, "/")
+		// a file's name is configmap/key, or namespace/configmap/key for a
+		// tenant's; a key has no slash
+		cm := c.Later.File[:max(strings.LastIndex(c.Later.File, "/"), 0)]
 		byCM[cm] = append(byCM[cm], c.Error())
 	}
 	if n := len(fresh) - maxConflictLogLines; n > 0 {
@@ -117,7 +120,7 @@ func (w *Watcher) reportConflicts(report *ConflictReport, fresh []*kpatch.Confli
 		return
 	}
 	for i := range cms {
-		if items := byCM[cms[i].Name]; len(items) > 0 {
+		if items := byCM[w.compiler.configMapID(&cms[i])]; len(items) > 0 {
 			header := fmt.Sprintf("%d new conflicts with an earlier file, which this ConfigMap's file wins:", len(items))
 			if report.Total > len(report.First) {
 				header = fmt.Sprintf("%d new conflicts among the first %d of the registry's %d, with an earlier file, which this ConfigMap's file wins:",

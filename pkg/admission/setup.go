@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -75,9 +74,7 @@ func (w *Watcher) SetupWithManager(mgr manager.Manager) error {
 	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: "registry"}}}
 	})
-	inRegistry := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return o.GetNamespace() == w.Namespace && w.Selector.Matches(labels.Set(o.GetLabels())) && !w.isStore(o)
-	})
+	inRegistry := predicate.NewPredicateFuncs(w.inRegistry)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("kpatch-registry").
 		Watches(&corev1.ConfigMap{}, one, builder.WithPredicates(inRegistry)).

@@ -26,6 +26,12 @@ type Watcher struct {
 	Client    client.Reader
 	Namespace string
 	Selector  labels.Selector
+	// TenantRegistries makes the ConfigMaps that match Selector in every
+	// other namespace tenant registries (tenant.go): the client must be
+	// able to list them cluster-wide.
+	TenantRegistries bool
+	// AfterSync, if set, is called with each registry swapped in.
+	AfterSync func(*Registry)
 	// Store keeps the last good version of each file in the cluster; nil
 	// keeps none, and a refused file does not apply.
 	Store *LastGoodStore
@@ -91,8 +97,14 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		}
 	}
 	w.compiler.Limits = w.Limits
+	if w.TenantRegistries {
+		w.compiler.RegistryNamespace = w.Namespace
+	}
 	b := w.compiler.Build(cms, stored)
 	w.current.Store(b.Registry)
+	if w.AfterSync != nil {
+		w.AfterSync(b.Registry)
+	}
 	leader := w.Leads()
 	w.reportProblems(b.Problems, leader)
 	var saveErr error
@@ -109,13 +121,23 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	return saveErr
 }
 
-// list returns the registry ConfigMaps, never the store's.
+// list returns the registry ConfigMaps, never the store's: the registry
+// namespace's, and with TenantRegistries every namespace's.
 func (w *Watcher) list(ctx context.Context) ([]corev1.ConfigMap, error) {
 	var list corev1.ConfigMapList
-	if err := w.Client.List(ctx, &list, client.InNamespace(w.Namespace), client.MatchingLabelsSelector{Selector: w.Selector}); err != nil {
+	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: w.Selector}}
+	if !w.TenantRegistries {
+		opts = append(opts, client.InNamespace(w.Namespace))
+	}
+	if err := w.Client.List(ctx, &list, opts...); err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(list.Items, func(cm corev1.ConfigMap) bool { return w.isStore(&cm) }), nil
+}
+
+// inRegistry reports whether o is a registry ConfigMap.
+func (w *Watcher) inRegistry(o client.Object) bool {
+	return (w.TenantRegistries || o.GetNamespace() == w.Namespace) && w.Selector.Matches(labels.Set(o.GetLabels())) && !w.isStore(o)
 }
 
 func (w *Watcher) isStore(o client.Object) bool {

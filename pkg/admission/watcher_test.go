@@ -33,7 +33,12 @@ type eventLog struct {
 func (l *eventLog) Eventf(regarding runtime.Object, _ runtime.Object, kind, reason, _ string, note string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.events = append(l.events, recorded{regarding.(client.Object).GetName(), kind, reason, fmt.Sprintf(note, args...)})
+	o := regarding.(client.Object)
+	name := o.GetName()
+	if ns := o.GetNamespace(); ns != "kpatch-system" {
+		name = ns + "/" + name // a tenant's
+	}
+	l.events = append(l.events, recorded{name, kind, reason, fmt.Sprintf(note, args...)})
 }
 
 func (l *eventLog) take() []recorded {

@@ -74,6 +74,8 @@ var modes = []struct {
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
 		"grafana":     map[string]any{"dashboard": map[string]any{"enabled": true}},
 	}},
+	{"tenants", map[string]any{"registry": map[string]any{"tenants": true}}},
+	{"static-rules", map[string]any{"webhook": map[string]any{"manageRules": false}}},
 	{"closed-doors", map[string]any{
 		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
 		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},
@@ -251,8 +253,19 @@ func TestWebhookConfiguration(t *testing.T) {
 		if wantPolicy == admissionregistrationv1.Fail {
 			wantOnError = "--on-error=deny"
 		}
-		if args := containerArgs(t, objs); !slices.Contains(args, wantOnError) {
+		args := containerArgs(t, objs)
+		if !slices.Contains(args, wantOnError) {
 			t.Errorf("%s: no %s in %v", m.name, wantOnError, args)
+		}
+		// rules managed by default, for the chart's own configuration;
+		// tenant registries off by default
+		managed := m.name != "static-rules"
+		if slices.Contains(args, "--manage-webhook-rules=true") != managed ||
+			managed && !slices.Contains(args, "--webhook-configuration-name="+mwc.Name) {
+			t.Errorf("%s: managed rules %v: args %v", m.name, managed, args)
+		}
+		if slices.Contains(args, "--tenant-registries=true") != (m.name == "tenants") {
+			t.Errorf("%s: tenant registries: args %v", m.name, args)
 		}
 	}
 }
@@ -401,14 +414,18 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		}
 		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
 		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces"}
-		if m.name == "self-managed-tls" {
+		managed := m.name != "static-rules"
+		if managed || m.name == "self-managed-tls" {
 			want = append(want, "kpatch-system-kpatch-webhook")
+		}
+		if m.name == "tenants" {
+			want = append(want, "kpatch-system-kpatch-webhook-tenants")
 		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
 		for name, cr := range roles {
-			if problem := clusterRoleProblem(name, cr.Rules); problem != "" {
+			if problem := clusterRoleProblem(name, cr.Rules, managed); problem != "" {
 				t.Errorf("%s: ClusterRole %s: %s: %+v", m.name, name, problem, cr.Rules)
 			}
 		}
@@ -424,8 +441,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	}
 }
 
-// clusterRoleProblem says what a cluster role grants beyond its purpose.
-func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
+// clusterRoleProblem says what a cluster role grants beyond its purpose;
+// managed: the chart manages the webhook rules.
+func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) string {
 	type grant struct{ group, resource, verbs, url string }
 	var got []grant
 	for _, r := range rules {
@@ -448,7 +466,17 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
 		"kpatch-system-kpatch-webhook":            {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		"kpatch-system-kpatch-webhook-tenants": {
+			{"", "configmaps", "get,list,watch", ""},
+			{"events.k8s.io", "events", "create,patch", ""},
+		},
 	}[name]
+	if name == "kpatch-system-kpatch-webhook" && managed {
+		want = []grant{
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch,list,watch", ""},
+			{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""},
+		}
+	}
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)
 	}
@@ -539,6 +567,7 @@ func TestModesRenderTheirObjects(t *testing.T) {
 	want := map[string][]string{
 		"default":                {"Certificate", "Certificate", "Issuer", "Issuer"},
 		"self-managed-tls":       {"ClusterRole", "ClusterRoleBinding"},
+		"tenants":                {"ClusterRole", "ClusterRoleBinding"},
 		"monitoring-and-example": {"ConfigMap", "PrometheusRule", "ServiceMonitor"},
 	}
 	for _, m := range modes {

@@ -38,6 +38,8 @@ type Options struct {
 	HealthProbeBindAddress   string
 	RegistryNamespace        string
 	RegistrySelector         string
+	TenantRegistries         bool
+	ManageWebhookRules       bool
 	Operations               []string
 	Strict                   bool
 	OnError                  string
@@ -95,6 +97,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
 	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
+	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector in every namespace (a cluster-wide watch): those outside the registry namespace patch the objects of their own namespace only, before the registry namespace's files")
+	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
 	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
 	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
@@ -104,7 +108,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSMode, "tls-mode", o.TLSMode, "files: serve tls.crt and tls.key of --cert-dir; self-managed: issue a CA and serving certificate and keep the webhook configuration's caBundle current")
 	fs.StringVar(&o.TLSSecretName, "tls-secret-name", o.TLSSecretName, "self-managed TLS: the Secret of the registry namespace that holds the CA")
 	fs.StringSliceVar(&o.TLSDNSNames, "tls-dns-names", o.TLSDNSNames, "self-managed TLS: comma-separated DNS names of the serving certificate (the Service's)")
-	fs.StringVar(&o.WebhookConfigurationName, "webhook-configuration-name", o.WebhookConfigurationName, "self-managed TLS: the MutatingWebhookConfiguration whose caBundle is kept current")
+	fs.StringVar(&o.WebhookConfigurationName, "webhook-configuration-name", o.WebhookConfigurationName, "the webhook's own MutatingWebhookConfiguration: self-managed TLS keeps its caBundle current, --manage-webhook-rules its rules")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader among the replicas (a Lease of the registry namespace): only the leader writes the last good store and records Events; every replica serves")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "name of the leader election's Lease")
 	fs.StringVar(&o.LastGoodConfigMap, "last-good-configmap", o.LastGoodConfigMap, "ConfigMap of the registry namespace that keeps the last good version of each registry file, so that every replica applies the same one; it must not carry the registry's label; empty keeps none")
@@ -159,6 +163,9 @@ func (o *Options) parse() (settings, error) {
 		}
 	}
 	errs = append(errs, o.validateTLS()...)
+	if o.ManageWebhookRules && o.WebhookConfigurationName == "" {
+		errs = append(errs, errors.New("--webhook-configuration-name: --manage-webhook-rules needs the configuration whose rules it keeps"))
+	}
 	var limitErrs []error
 	s.limits, limitErrs = o.parseLimits()
 	errs = append(errs, limitErrs...)

@@ -157,3 +157,17 @@ func TestCommandRefusesBadFlags(t *testing.T) {
 		t.Error("an argument was accepted")
 	}
 }
+
+func TestClusterScaleFlags(t *testing.T) {
+	o := parse(t)
+	if o.TenantRegistries || o.ManageWebhookRules {
+		t.Errorf("tenant registries and managed rules are off by default: %+v", o)
+	}
+	o = parse(t, "--tenant-registries", "--manage-webhook-rules", "--webhook-configuration-name=mwc")
+	if err := o.Validate(); err != nil || !o.TenantRegistries || !o.ManageWebhookRules {
+		t.Errorf("%+v: %v", o, err)
+	}
+	if err := parse(t, "--manage-webhook-rules").Validate(); err == nil || !strings.Contains(err.Error(), "--webhook-configuration-name: --manage-webhook-rules needs") {
+		t.Errorf("managed rules without a configuration: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net/http"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -62,7 +63,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
 		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2,
-		"leaderElect", o.LeaderElect, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
+		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
 	return mgr.Start(ctx)
 }
 
@@ -135,12 +136,22 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		LeaderElectionReleaseOnCancel: true,
 		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
+			&corev1.ConfigMap{}: o.registryCache(s),
 			// every Namespace, read per request from the cache, never
 			// copied: the handler only reads them
 			&corev1.Namespace{}: {Transform: stripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
+}
+
+// registryCache selects the registry ConfigMaps: those of the registry
+// namespace with the registry label, or, with --tenant-registries, those
+// of every namespace with it (one label-selected informer).
+func (o *Options) registryCache(s settings) cache.ByObject {
+	if o.TenantRegistries {
+		return cache.ByObject{Label: s.selector}
+	}
+	return cache.ByObject{Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector}
 }
 
 // setupWebhook adds the registry watcher, the admission handler at
@@ -152,9 +163,11 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Namespace: s.namespace,
 		Selector:  s.selector,
 		Limits:    s.limits,
-		Recorder:  mgr.GetEventRecorder("kpatch-webhook"),
-		Metrics:   metrics,
-		Log:       ctrl.Log.WithName("registry"),
+		// tenants' ConfigMaps, when read, are in the manager's cache
+		TenantRegistries: o.TenantRegistries,
+		Recorder:         mgr.GetEventRecorder("kpatch-webhook"),
+		Metrics:          metrics,
+		Log:              ctrl.Log.WithName("registry"),
 	}
 	if o.LastGoodConfigMap != "" {
 		store, err := admission.NewLastGoodStoreFor(mgr, s.namespace, o.LastGoodConfigMap)
@@ -170,6 +183,11 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	// before the registry's first sync, which readiness waits for
 	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Namespace{}); err != nil {
 		return err
+	}
+	if o.ManageWebhookRules {
+		if err := o.setupRulesKeeper(mgr, s, watcher); err != nil {
+			return err
+		}
 	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
@@ -207,4 +225,18 @@ func stripManagedFields(obj any) (any, error) {
 		o.SetManagedFields(nil)
 	}
 	return obj, nil
+}
+
+// setupRulesKeeper has the leader keep the webhook configuration's rules
+// equal to the resources the registry targets (--manage-webhook-rules).
+func (o *Options) setupRulesKeeper(mgr manager.Manager, s settings, watcher *admission.Watcher) error {
+	ops := make([]admissionregistrationv1.OperationType, 0, len(s.operations))
+	for _, op := range s.operations {
+		ops = append(ops, admissionregistrationv1.OperationType(op))
+	}
+	keeper, err := admission.NewRulesKeeperFor(mgr, o.WebhookConfigurationName, watcher, ops)
+	if err != nil {
+		return err
+	}
+	return keeper.SetupWithManager(mgr, watcher)
 }

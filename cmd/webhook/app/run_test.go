@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 )
 
@@ -149,5 +150,26 @@ func TestProfilingServerOnLoopbackOnly(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "goroutine") {
 		t.Errorf("/debug/pprof/: %s %.100s", resp.Status, body)
+	}
+}
+
+// TestManagerOptionsTenantRegistries: with --tenant-registries the one
+// informer of ConfigMaps selects the registry label in every namespace.
+func TestManagerOptionsTenantRegistries(t *testing.T) {
+	o := parse(t, "--tenant-registries", "--registry-namespace=reg")
+	s, err := o.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := o.managerOptions(s, nil)
+	var by cache.ByObject
+	ok := false
+	for obj, b := range mo.Cache.ByObject {
+		if _, cm := obj.(*corev1.ConfigMap); cm {
+			by, ok = b, true
+		}
+	}
+	if !ok || len(by.Namespaces) != 0 || by.Label.String() != "kpatch.dev/registry=true" {
+		t.Errorf("the ConfigMap cache %v in %v with %v, want every namespace with the label", ok, by.Namespaces, by.Label)
 	}
 }

@@ -1,0 +1,165 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// tenantConfigMap is a registry ConfigMap of namespace ns.
+func tenantConfigMap(ns, name string, data map[string]string) *corev1.ConfigMap {
+	cm := registryConfigMap(name, data)
+	cm.Namespace = ns
+	return cm
+}
+
+// labelOf applies the registry's patches of Deployment to a Deployment web
+// of namespace ns and returns its label "by", "-" when none.
+func labelOf(t *testing.T, reg *Registry, ns string) string {
+	t.Helper()
+	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": ns}}
+	ref := kpatch.RefOf(obj, ns)
+	for _, p := range reg.Candidates("Deployment", ns, "web") {
+		if !targets(p, &ref) {
+			continue
+		}
+		out, err := p.Apply(obj, kpatch.ApplyOptions{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj = out
+	}
+	md := obj["metadata"].(map[string]any)
+	if l, ok := md["labels"].(map[string]any); ok {
+		return l["by"].(string)
+	}
+	return "-"
+}
+
+func tenantWatcher(t *testing.T, objs ...runtime.Object) (*Watcher, *eventLog) {
+	t.Helper()
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithRuntimeObjects(objs...).Build()
+	w, events := replica(c, true)
+	w.TenantRegistries = true
+	syncOnce(t, w)
+	return w, events
+}
+
+// TestTenantPatchesItsOwnNamespaceOnly: a tenant's file without a
+// namespace patches the objects of its ConfigMap's namespace, never
+// another's; the admin's file applies after it and wins.
+func TestTenantPatchesItsOwnNamespaceOnly(t *testing.T) {
+	w, events := tenantWatcher(t,
+		tenantConfigMap("team-a", "mine", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: team-a\n"}),
+		registryConfigMap("admin", map[string]string{"a.kpatch": "[admin-wins/deployment.*]\nlabels.by: admin\n"}),
+	)
+	reg := w.Current()
+	if got := labelOf(t, reg, "team-a"); got != "team-a" {
+		t.Errorf("team-a's Deployment: label by=%s, want team-a", got)
+	}
+	for _, ns := range []string{"team-b", "kpatch-system", ""} {
+		if got := labelOf(t, reg, ns); got != "-" {
+			t.Errorf("namespace %q: a tenant's file patched it (by=%s)", ns, got)
+		}
+	}
+	var order []string
+	for _, f := range reg.Files() {
+		order = append(order, f.Ref.String())
+	}
+	if got := strings.Join(order, ","); got != "team-a/mine/t.kpatch,admin/a.kpatch" {
+		t.Errorf("registry order %s: tenants first, then the registry namespace", got)
+	}
+	if ev := events.take(); len(ev) != 0 {
+		t.Errorf("events %+v", ev)
+	}
+}
+
+// TestAdminHasTheLastWord: on an object of a tenant's namespace, the
+// admin's file applies after the tenant's.
+func TestAdminHasTheLastWord(t *testing.T) {
+	w, _ := tenantWatcher(t,
+		tenantConfigMap("team-a", "mine", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: team-a\n"}),
+		registryConfigMap("admin", map[string]string{"a.kpatch": "[team-a/deployment.*]\nlabels.by: admin\n"}),
+	)
+	if got := labelOf(t, w.Current(), "team-a"); got != "admin" {
+		t.Errorf("label by=%s, want admin", got)
+	}
+}
+
+// TestTenantNamingAnotherNamespaceDoesNotCompile: the file is refused with
+// its position, and the leader records the error on the tenant's
+// ConfigMap.
+func TestTenantNamingAnotherNamespaceDoesNotCompile(t *testing.T) {
+	w, events := tenantWatcher(t,
+		tenantConfigMap("team-a", "mine", map[string]string{
+			"own.kpatch":   "[team-a/deployment.*]\nlabels.by: team-a\n",
+			"other.kpatch": "[deployment.x]\nlabels.a: b\n\n[team-b/deployment.*]\nlabels.by: team-a\n",
+			"glob.yaml":    "- target: team-*/deployment.*\n  patch: {metadata: {labels: {by: team-a}}}\n",
+		}),
+	)
+	var refused []string
+	for _, f := range w.Current().Files() {
+		if f.Err != nil {
+			if !errors.Is(f.Err, ErrTenantNamespace) {
+				t.Errorf("%s: %v, not ErrTenantNamespace", f.Ref, f.Err)
+			}
+			refused = append(refused, f.Ref.Key)
+		}
+	}
+	if strings.Join(refused, ",") != "glob.yaml,other.kpatch" {
+		t.Errorf("refused %v", refused)
+	}
+	ev := events.take()
+	if len(ev) != 1 || ev[0].regarding != "team-a/mine" || ev[0].reason != ReasonPatchCompileFailed ||
+		!strings.Contains(ev[0].note, `team-a/mine/other.kpatch:4:1: the target names namespace "team-b"`) {
+		t.Errorf("events %+v", ev)
+	}
+	if got := labelOf(t, w.Current(), "team-a"); got != "team-a" {
+		t.Errorf("the tenant's valid file: by=%s", got)
+	}
+}
+
+// TestTenantFilesAreNotStoredNorCrowdTheAdminOut: tenants' files have no
+// last good version, and the limits take the admin's files first.
+func TestTenantFilesAreNotStoredNorCrowdTheAdminOut(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		tenantConfigMap("aaa", "first", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: aaa\n"}),
+		registryConfigMap("zzz", map[string]string{"a.kpatch": "[deployment.*]\nlabels.by: admin\n"}),
+	).Build()
+	w, _ := replica(c, true)
+	w.TenantRegistries, w.Limits = true, Limits{MaxFiles: 1}
+	syncOnce(t, w)
+	for _, f := range w.Current().Files() {
+		if (f.Err != nil) != (f.Ref.Namespace != "") {
+			t.Errorf("%s: %v; the tenant's file should be the one refused", f.Ref, f.Err)
+		}
+	}
+	w.Limits = Limits{}
+	syncOnce(t, w)
+	if data := storeConfigMap(t, c).Data; len(data) != 3 || data["zzz_a.kpatch"] == "" {
+		t.Errorf("the store holds %v: the admin's file only", keys(data))
+	}
+}
+
+// TestTenantsOffByDefault: without TenantRegistries, another namespace's
+// ConfigMaps are not read.
+func TestTenantsOffByDefault(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
+		tenantConfigMap("team-a", "mine", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: team-a\n"}),
+	).Build()
+	w, _ := replica(c, true)
+	if err := w.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.Current().Files()); n != 0 {
+		t.Errorf("%d files: a tenant's ConfigMap was read", n)
+	}
+}
