@@ -1,6 +1,7 @@
 package replacement
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 
@@ -50,6 +51,11 @@ type ObjectOptions struct {
 	// Namespace is the object's namespace when it has no
 	// metadata.namespace, as on an admission request.
 	Namespace string
+	// Fallback are candidate sources that a source may select only when
+	// it selects nothing among the object and the sources: defaults that
+	// the sources shadow, such as the registry namespace's ConfigMaps
+	// behind those of the object's namespace.
+	Fallback []map[string]any
 }
 
 // ApplyObject runs the replacements on one object, as at admission: obj
@@ -75,6 +81,9 @@ func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any,
 		}
 		cands = appendCandidates(cands[:0], cur, id, sources)
 		val, err := rp.value(cands)
+		if err != nil && errors.Is(err, ErrNoSource) && len(opts.Fallback) > 0 {
+			val, err = rp.value(appendSources(cands[:0], id, opts.Fallback))
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -95,7 +104,11 @@ func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any,
 // appendCandidates lists the object first, then the sources that are not
 // the object itself.
 func appendCandidates(cands []candidate, obj map[string]any, id ResID, sources []map[string]any) []candidate {
-	cands = append(cands, candidate{obj: obj, id: id})
+	return appendSources(append(cands, candidate{obj: obj, id: id}), id, sources)
+}
+
+// appendSources appends the sources that are not the object of id.
+func appendSources(cands []candidate, id ResID, sources []map[string]any) []candidate {
 	for _, s := range sources {
 		sid := idOf(s, "")
 		if sid == id {
