@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // Compiler builds registries from the registry ConfigMaps and the stored
@@ -81,6 +82,7 @@ type version struct {
 	digest   string // of src
 	values   valuesKey
 	patch    *kpatch.Patch
+	repl     *replacement.Replacements // of a replacements file
 	err      error
 }
 
@@ -196,6 +198,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	if !f.LastGood {
 		st.lastGood = version{}
 	}
+	f.Replacements = st.replacementsOf(f.Patch)
 	b.add(cm, st, f, edited)
 }
 
@@ -230,7 +233,11 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: digest(src), values: vk}
-		v.patch, v.err = b.compile(ref, src, vk, values)
+		if isReplacementsFile(ref.Key, src) {
+			v.patch, v.repl, v.err = compileReplacements(ref, src)
+		} else {
+			v.patch, v.err = b.compile(ref, src, vk, values)
+		}
 	}
 	if v.err != nil {
 		return nil, v.err

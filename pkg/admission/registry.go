@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // ValuesKey is the ConfigMap key that holds the values: and features: of
@@ -47,6 +48,10 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
+	// Replacements are the compiled replacements of a replacements file;
+	// Patch is then its stand-in, an empty patch of the file's name that
+	// holds its place in registry order. Nil for a patch file.
+	Replacements *replacement.Replacements
 }
 
 // Registry is one compiled state of the registry: every file in order
@@ -62,6 +67,8 @@ type Registry struct {
 	// custom resource's group (kpatch.AnyKind).
 	order     map[*kpatch.Patch]int
 	estimated int64
+	// replacements are the replacements files, nil when there are none.
+	replacements *replacementIndex
 }
 
 // NewRegistry indexes files, which are in order, by kind, name and
@@ -74,6 +81,9 @@ func NewRegistry(files []RegistryFile) *Registry {
 		}
 		r.active = append(r.active, f.Patch)
 		r.order[f.Patch] = len(r.active)
+		if f.Replacements != nil {
+			r.addReplacements(f.Patch, f.Replacements)
+		}
 		for _, kind := range f.Patch.Kinds() {
 			x := r.byKind[kind]
 			if x == nil {
@@ -127,9 +137,9 @@ func (r *Registry) Candidates(kind, namespace, name string) []*kpatch.Patch {
 		own = x.candidates(namespace, name)
 	}
 	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
-		return r.withAnyKind(own, wild.candidates(namespace, name), kind)
+		own = r.withAnyKind(own, wild.candidates(namespace, name), kind)
 	}
-	return own
+	return r.withReplacements(own, kind, namespace, name)
 }
 
 func (r *Registry) kind(kind string) *kindIndex {

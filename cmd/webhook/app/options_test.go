@@ -157,3 +157,14 @@ func TestCommandRefusesBadFlags(t *testing.T) {
 		t.Error("an argument was accepted")
 	}
 }
+
+// TestNamespaceSources: replacements read the source ConfigMaps of every
+// namespace unless --namespace-sources=false.
+func TestNamespaceSources(t *testing.T) {
+	if o := parse(t); !o.NamespaceSources {
+		t.Error("--namespace-sources is on by default")
+	}
+	if o := parse(t, "--namespace-sources=false"); o.NamespaceSources {
+		t.Error("--namespace-sources=false is off")
+	}
+}

@@ -138,7 +138,7 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 			&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector},
 			// every Namespace, read per request from the cache, never
 			// copied: the handler only reads them
-			&corev1.Namespace{}: {Transform: stripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
+			&corev1.Namespace{}: {Transform: admission.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
 }
@@ -171,9 +171,14 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Namespace{}); err != nil {
 		return err
 	}
+	sources, err := o.sourceConfigMaps(mgr, s)
+	if err != nil {
+		return err
+	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
 		Namespaces:        admission.CachedNamespaces{Reader: mgr.GetCache()},
+		Sources:           sources,
 		RegistryNamespace: s.namespace,
 		Operations:        s.operations,
 		Strict:            o.Strict,
@@ -200,11 +205,12 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
 }
 
-// stripManagedFields drops what the webhook never reads from a cached
-// object: its managed fields.
-func stripManagedFields(obj any) (any, error) {
-	if o, ok := obj.(client.Object); ok {
-		o.SetManagedFields(nil)
+// sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
+// that replacements read: of every namespace, or with
+// --namespace-sources=false of the registry namespace only.
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*admission.SourceConfigMaps, error) {
+	if o.NamespaceSources {
+		return admission.NewSourceConfigMapsFor(mgr)
 	}
-	return obj, nil
+	return admission.NewSourceConfigMapsFor(mgr, s.namespace)
 }
