@@ -67,6 +67,7 @@ var modes = []struct {
 	}},
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
+		"webhook":  map[string]any{"namespaceSources": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"}}},
 	{"scaled-with-dashboard", map[string]any{
 		"autoscaling": map[string]any{"enabled": true, "minReplicas": 2, "maxReplicas": 6, "targetCPUUtilizationPercentage": 60},
@@ -402,6 +403,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		if m.name == "self-managed-tls" {
 			want = append(want, "kpatch-system-kpatch-webhook")
 		}
+		if m.name != "single-replica" { // webhook.namespaceSources: false
+			want = append(want, "kpatch-system-kpatch-webhook-sources")
+		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
@@ -445,7 +449,9 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
-		"kpatch-system-kpatch-webhook":            {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// the source ConfigMaps of replacements, from a label-selected informer
+		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
+		"kpatch-system-kpatch-webhook":         {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
 	}[name]
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)
