@@ -69,7 +69,8 @@ func replHandler(t *testing.T, files map[string]string, cms ...*corev1.ConfigMap
 	return h
 }
 
-// changes returns the response's JSONPatch as "op path=value" lines.
+// changes returns the response's JSONPatch as "op path=value" lines,
+// sorted (the order of a map's fields is not the JSONPatch's concern).
 func changes(t *testing.T, h *Handler, raw string) ([]string, admissionResponse) {
 	t.Helper()
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", raw))
@@ -77,6 +78,7 @@ func changes(t *testing.T, h *Handler, raw string) ([]string, admissionResponse)
 	for _, op := range patchOf(t, resp) {
 		out = append(out, fmt.Sprintf("%s %s=%v", op.Operation, op.Path, op.Value))
 	}
+	slices.Sort(out)
 	return out, admissionResponse{resp.Allowed, resp.Warnings, resp.Result}
 }
 
@@ -172,7 +174,7 @@ func TestReplacementsRegistryOrder(t *testing.T) {
 		"c-pin.kpatch": "[deployment.web]\nlabels.version: pinned\n",
 	})
 	got, _ := changes(t, h, deploymentJSON)
-	want := []string{"add /metadata/labels=map[version:pinned]", "add /metadata/annotations=map[tag:1.27]",
+	want := []string{"add /metadata/annotations=map[tag:1.27]", "add /metadata/labels=map[version:pinned]",
 		"replace /spec/template/spec/containers/0/image=nginx:1.27"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v: b sees a's image tag, c writes after b", got, want)
