@@ -60,6 +60,10 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 			found.error(f.Err)
 			continue
 		}
+		if f.Replacements != nil { // f.Patch is its stand-in
+			out = append(out, patchFile{repl: f.Replacements})
+			continue
+		}
 		out = append(out, patchFile{patch: f.Patch})
 	}
 	return out, nil

@@ -143,3 +143,33 @@ func TestTestSuiteRegistry(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestApplyRegistryReplacements: a replacements file of the registry runs
+// in registry order, over the objects of the input as any replacements
+// file offline (the webhook's sources are its own).
+func TestApplyRegistryReplacements(t *testing.T) {
+	cms := registryManifests + `---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c-repl
+  labels: {kpatch.dev/registry: "true"}
+data:
+  repl.yaml: |
+    replacements:
+    - source: {kind: Deployment, name: web, fieldPath: spec.replicas}
+      targets:
+      - select: {kind: Deployment}
+        fieldPaths: [metadata.annotations.replicas]
+        options: {create: true}
+`
+	code, stdout, stderr := runCLI(t, map[string]string{"cms.yaml": cms, "app.yaml": webDeployment},
+		"", "apply", "--registry", "cms.yaml", "-f", "app.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// a field that create makes takes the text's own type, as in kustomize
+	if !strings.Contains(stdout, "annotations:\n    replicas: 3\n") {
+		t.Errorf("want the replicas b-team set, copied by c-repl:\n%s", stdout)
+	}
+}

@@ -61,25 +61,27 @@ type objectRun struct {
 // file only. With checkEncoding, a file whose own changes do not encode as
 // a JSONPatch fails too. It returns ctx's error if ctx ends between two
 // files.
-func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
+func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
 	ref := kpatch.RefOf(obj, opts.Namespace)
 	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !targets(p, &ref) {
+		if !rr.targets(p, run.out, &ref) {
 			continue
 		}
-		next, err := applyFile(ctx, patches[i:i+1], run.out, opts)
-		if err == nil && checkEncoding {
+		next, err := rr.applyFile(ctx, patches[i:i+1], run.out, opts)
+		if (err == nil || skippedOnly(err)) && checkEncoding {
 			if _, eerr := jsonPatch(run.out, next); eerr != nil {
 				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
 			}
 		}
 		fr := fileRun{file: p.Name(), err: err}
 		switch {
-		case err != nil:
+		case err != nil && !(skippedOnly(err) && !sameValue(run.out, next)):
+			// a replacements file that skipped a replacement counts as
+			// patched when its others changed the object
 			fr.result = FileFailed
 		case sameValue(run.out, next):
 			fr.result = FileUnchanged

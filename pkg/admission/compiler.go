@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // Compiler builds registries from the registry ConfigMaps and the stored
@@ -83,7 +84,8 @@ type version struct {
 	digest   string // of src
 	values   valuesKey
 	patch    *kpatch.Patch
-	params   *fileValues // how its values depend on the object; nil when they do not
+	params   *fileValues               // how its values depend on the object; nil when they do not
+	repl     *replacement.Replacements // of a replacements file
 	err      error
 }
 
@@ -199,6 +201,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	if !f.LastGood {
 		st.lastGood = version{}
 	}
+	f.Replacements = st.replacementsOf(f.Patch)
 	b.add(cm, st, f, edited)
 }
 
@@ -233,7 +236,11 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: digest(src), values: vk}
-		v.patch, v.params, v.err = b.compile(ref, src, vk, values)
+		if isReplacementsFile(ref.Key, src) {
+			v.patch, v.repl, v.err = compileReplacements(ref, src)
+		} else {
+			v.patch, v.params, v.err = b.compile(ref, src, vk, values)
+		}
 	}
 	if v.err != nil {
 		return nil, v.err

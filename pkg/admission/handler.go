@@ -46,6 +46,9 @@ type Handler struct {
 	// (per-namespace values, the ${namespace.*} built-ins, replacement
 	// sources); nil when the webhook reads no Namespace.
 	Namespaces Namespaces
+	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
+	// that replacements read at admission; nil when there are none.
+	Sources Sources
 }
 
 // DefaultBudget is the work one file may do on one object: a million
@@ -104,7 +107,8 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	start := time.Now()
 	patches, leftOut := h.bindValues(reg, patches, req, obj)
 	logTrace(ctx, log, obj, patches, opts) // debug level only (trace.go)
-	run, patch, ierr := apply(ctx, obj, patches, opts)
+	rr := h.replacementRun(reg, req.Namespace)
+	run, patch, ierr := apply(ctx, obj, patches, rr, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
@@ -118,8 +122,8 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 // does not encode, it applies the files again and drops each file whose
 // own changes do not encode, so that one file's bad value does not cost
 // the others theirs.
-func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
-	run, err := applyFiles(ctx, obj, patches, opts, false)
+func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
+	run, err := applyFiles(ctx, obj, patches, rr, opts, false)
 	if err != nil {
 		return nil, nil, canceled(err)
 	}
@@ -127,7 +131,7 @@ func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opt
 	if err == nil {
 		return run, patch, nil
 	}
-	if run, err = applyFiles(ctx, obj, patches, opts, true); err != nil {
+	if run, err = applyFiles(ctx, obj, patches, rr, opts, true); err != nil {
 		return nil, nil, canceled(err)
 	}
 	if patch, err = jsonPatch(run.in, run.out); err != nil {

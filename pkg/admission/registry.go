@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // ValuesKey is the ConfigMap key that holds the values: and features: of
@@ -57,6 +58,10 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
+	// Replacements are the compiled replacements of a replacements file;
+	// Patch is then its stand-in, an empty patch of the file's name that
+	// holds its place in registry order. Nil for a patch file.
+	Replacements *replacement.Replacements
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
@@ -78,6 +83,8 @@ type Registry struct {
 	// (per-namespace values, built-ins), with the bindings made so far.
 	values map[*kpatch.Patch]*fileValues
 	bound  *boundCache
+	// replacements are the replacements files, nil when there are none.
+	replacements *replacementIndex
 }
 
 // NewRegistry indexes files, which are in order, by kind, name and
@@ -91,6 +98,9 @@ func NewRegistry(files []RegistryFile) *Registry {
 		r.active = append(r.active, f.Patch)
 		r.order[f.Patch] = len(r.active)
 		r.addValues(f)
+		if f.Replacements != nil {
+			r.addReplacements(f.Patch, f.Replacements)
+		}
 		for _, kind := range f.Patch.Kinds() {
 			x := r.byKind[kind]
 			if x == nil {
@@ -144,9 +154,9 @@ func (r *Registry) Candidates(kind, namespace, name string) []*kpatch.Patch {
 		own = x.candidates(namespace, name)
 	}
 	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
-		return r.withAnyKind(own, wild.candidates(namespace, name), kind)
+		own = r.withAnyKind(own, wild.candidates(namespace, name), kind)
 	}
-	return own
+	return r.withReplacements(own, kind, namespace, name)
 }
 
 func (r *Registry) kind(kind string) *kindIndex {

@@ -1,6 +1,7 @@
 package replacement
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 
@@ -26,7 +27,7 @@ func (r *Replacements) Apply(objects []map[string]any) ([]map[string]any, error)
 		for i, obj := range out {
 			cands[i] = candidate{obj: obj, id: idOf(obj, "")}
 		}
-		val, err := rp.value(cands)
+		val, err := rp.value(pool{rest: cands})
 		if err != nil {
 			return objects, err
 		}
@@ -50,6 +51,11 @@ type ObjectOptions struct {
 	// Namespace is the object's namespace when it has no
 	// metadata.namespace, as on an admission request.
 	Namespace string
+	// Fallback are candidate sources that a source may select only when
+	// it selects nothing among the object and the sources: defaults that
+	// the sources shadow, such as the registry namespace's ConfigMaps
+	// behind those of the object's namespace.
+	Fallback []map[string]any
 }
 
 // ApplyObject runs the replacements on one object, as at admission: obj
@@ -67,14 +73,20 @@ func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any,
 	e := newEditor()
 	cur := obj
 	var errs kpatch.ErrorList
-	var cands []candidate
+	var srcs, fallback []candidate // the ids of sources and fallback, read once
 	for _, rp := range r.items {
 		id := idOf(cur, opts.Namespace)
 		if !rp.targetsObject(cur, id) {
 			continue
 		}
-		cands = appendCandidates(cands[:0], cur, id, sources)
-		val, err := rp.value(cands)
+		if srcs == nil {
+			srcs, fallback = candidatesOf(sources), candidatesOf(opts.Fallback)
+		}
+		self := &candidate{obj: cur, id: id}
+		val, err := rp.value(pool{self: self, rest: srcs})
+		if err != nil && errors.Is(err, ErrNoSource) && len(fallback) > 0 {
+			val, err = rp.value(pool{rest: fallback, skip: self})
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -92,18 +104,13 @@ func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any,
 	return cur, errs.Err()
 }
 
-// appendCandidates lists the object first, then the sources that are not
-// the object itself.
-func appendCandidates(cands []candidate, obj map[string]any, id ResID, sources []map[string]any) []candidate {
-	cands = append(cands, candidate{obj: obj, id: id})
-	for _, s := range sources {
-		sid := idOf(s, "")
-		if sid == id {
-			continue
-		}
-		cands = append(cands, candidate{obj: s, id: sid})
+// candidatesOf reads the ids of objects; never nil.
+func candidatesOf(objs []map[string]any) []candidate {
+	out := make([]candidate, len(objs))
+	for i, o := range objs {
+		out[i] = candidate{obj: o, id: idOf(o, "")}
 	}
-	return cands
+	return out
 }
 
 // targetsObject reports whether any target of the replacement selects
@@ -118,7 +125,7 @@ func (rp *replacement) targetsObject(obj map[string]any, id ResID) bool {
 }
 
 // value is the replacement's value: its literal, or its source's.
-func (rp *replacement) value(cands []candidate) (value, *Error) {
+func (rp *replacement) value(cands pool) (value, *Error) {
 	if rp.source == nil {
 		return value{text: rp.literal, tag: tagNone}, nil
 	}

@@ -26,17 +26,29 @@ func (s *source) String() string {
 	return out
 }
 
+// pool is the candidates of one resolution: self (if any), then those of
+// rest that do not have the id of self or skip (an older copy of the
+// admitted object), without copying them.
+type pool struct {
+	self, skip *candidate
+	rest       []candidate
+}
+
 // resolve finds the one candidate the source selects and reads its value.
-func (s *source) resolve(cands []candidate) (value, *Error) {
+func (s *source) resolve(p pool) (value, *Error) {
 	var found *candidate
-	for i := range cands {
-		if !s.id.selectsSource(cands[i].id) {
+	if p.self != nil && s.id.selectsSource(p.self.id) {
+		found = p.self
+	}
+	for i := range p.rest {
+		c := &p.rest[i]
+		if !s.id.selectsSource(c.id) || p.self != nil && c.id == p.self.id || p.skip != nil && c.id == p.skip.id {
 			continue
 		}
 		if found != nil {
 			return value{}, fail(ErrAmbiguousSource, "multiple matches for selector %s", s).at(s.pos, "")
 		}
-		found = &cands[i]
+		found = c
 	}
 	if found == nil {
 		return value{}, fail(ErrNoSource, "nothing selected by %s", s).at(s.pos, "")

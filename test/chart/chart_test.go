@@ -68,7 +68,7 @@ var modes = []struct {
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
-		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
+		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi", "namespaceSources": false}}},
 	{"scaled-with-dashboard", map[string]any{
 		"autoscaling": map[string]any{"enabled": true, "minReplicas": 2, "maxReplicas": 6, "targetCPUUtilizationPercentage": 60},
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
@@ -421,6 +421,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		if m.name == "tenants" {
 			want = append(want, "kpatch-system-kpatch-webhook-tenants")
 		}
+		if m.name != "single-replica" { // webhook.namespaceSources: false
+			want = append(want, "kpatch-system-kpatch-webhook-sources")
+		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
@@ -470,6 +473,8 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) st
 			{"", "configmaps", "get,list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
 		},
+		// the source ConfigMaps of replacements, from a label-selected informer
+		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
 	}[name]
 	if name == "kpatch-system-kpatch-webhook" && managed {
 		want = []grant{

@@ -171,3 +171,14 @@ func TestClusterScaleFlags(t *testing.T) {
 		t.Errorf("managed rules without a configuration: %v", err)
 	}
 }
+
+// TestNamespaceSources: replacements read the source ConfigMaps of every
+// namespace unless --namespace-sources=false.
+func TestNamespaceSources(t *testing.T) {
+	if o := parse(t); !o.NamespaceSources {
+		t.Error("--namespace-sources is on by default")
+	}
+	if o := parse(t, "--namespace-sources=false"); o.NamespaceSources {
+		t.Error("--namespace-sources=false is off")
+	}
+}

@@ -139,7 +139,7 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 			&corev1.ConfigMap{}: o.registryCache(s),
 			// every Namespace, read per request from the cache, never
 			// copied: the handler only reads them
-			&corev1.Namespace{}: {Transform: stripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
+			&corev1.Namespace{}: {Transform: admission.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
 }
@@ -189,9 +189,14 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 			return err
 		}
 	}
+	sources, err := o.sourceConfigMaps(mgr, s)
+	if err != nil {
+		return err
+	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
 		Namespaces:        admission.CachedNamespaces{Reader: mgr.GetCache()},
+		Sources:           sources,
 		RegistryNamespace: s.namespace,
 		Operations:        s.operations,
 		Strict:            o.Strict,
@@ -218,13 +223,14 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
 }
 
-// stripManagedFields drops what the webhook never reads from a cached
-// object: its managed fields.
-func stripManagedFields(obj any) (any, error) {
-	if o, ok := obj.(client.Object); ok {
-		o.SetManagedFields(nil)
+// sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
+// that replacements read: of every namespace, or with
+// --namespace-sources=false of the registry namespace only.
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*admission.SourceConfigMaps, error) {
+	if o.NamespaceSources {
+		return admission.NewSourceConfigMapsFor(mgr)
 	}
-	return obj, nil
+	return admission.NewSourceConfigMapsFor(mgr, s.namespace)
 }
 
 // setupRulesKeeper has the leader keep the webhook configuration's rules

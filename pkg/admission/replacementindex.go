@@ -1,0 +1,61 @@
+package admission
+
+import (
+	"slices"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
+)
+
+// replacementIndex holds the replacements files of a registry, by their
+// stand-ins (compileReplacements), and finds those that may target an
+// admission request from its kind, namespace and name, before its object
+// is decoded: by the kinds their targets' selects name literally, the
+// others (a select without a kind, or whose kind is a regular
+// expression) checked on every request. It is immutable once built.
+type replacementIndex struct {
+	files   map[*kpatch.Patch]*replacement.Replacements
+	byKind  map[string][]*kpatch.Patch // exact kinds, as kustomize matches them
+	anyKind []*kpatch.Patch
+}
+
+// addReplacements indexes the replacements file whose stand-in is p.
+func (r *Registry) addReplacements(p *kpatch.Patch, repl *replacement.Replacements) {
+	x := r.replacements
+	if x == nil {
+		x = &replacementIndex{files: map[*kpatch.Patch]*replacement.Replacements{}, byKind: map[string][]*kpatch.Patch{}}
+		r.replacements = x
+	}
+	x.files[p] = repl
+	kinds, anyKind := repl.Kinds()
+	for _, k := range kinds {
+		x.byKind[k] = append(x.byKind[k], p)
+	}
+	if anyKind {
+		x.anyKind = append(x.anyKind, p)
+	}
+}
+
+// withReplacements merges into own, in registry order, the replacements
+// files that may target an object of kind in namespace named name ("":
+// any name).
+func (r *Registry) withReplacements(own []*kpatch.Patch, kind, namespace, name string) []*kpatch.Patch {
+	x := r.replacements
+	if x == nil {
+		return own
+	}
+	var found []*kpatch.Patch
+	for _, list := range [][]*kpatch.Patch{x.byKind[kind], x.anyKind} {
+		for _, p := range list {
+			if x.files[p].MayTarget(kind, namespace, name) && !slices.Contains(found, p) {
+				found = append(found, p)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return own
+	}
+	found = append(found, own...)
+	slices.SortFunc(found, func(a, b *kpatch.Patch) int { return r.order[a] - r.order[b] })
+	return found
+}

@@ -1,0 +1,202 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
+)
+
+// isReplacementsFile reports whether a registry file is a replacements
+// file: a YAML file (.yaml, .yml) that is a map whose key is replacements
+// (kustomize's replacements: list, docs/replacements.md).
+func isReplacementsFile(key, src string) bool {
+	return kpatch.IsYAMLFile(key) && replacement.IsReplacementsFile([]byte(src))
+}
+
+// compileReplacements parses a replacements file. Its stand-in is the
+// *kpatch.Patch that holds its place in the registry: an empty patch of
+// the file's name, in registry order with the others, that targets
+// nothing by itself; the registry maps it to the replacements.
+func compileReplacements(ref FileRef, src string) (*kpatch.Patch, *replacement.Replacements, error) {
+	r, err := replacement.Parse(ref.String(), []byte(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	standIn, err := kpatch.Compile(&kpatch.File{Name: ref.String()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return standIn, r, nil
+}
+
+// replacementsOf returns the replacements of the version of the file
+// whose patch is p, nil for a patch file.
+func (st *fileState) replacementsOf(p *kpatch.Patch) *replacement.Replacements {
+	switch {
+	case p == nil:
+		return nil
+	case p == st.current.patch:
+		return st.current.repl
+	case p == st.lastGood.patch:
+		return st.lastGood.repl
+	}
+	return nil
+}
+
+// replacementRun runs the replacements files of a registry on one
+// admitted object: the object is their only target, their sources are
+// the object, its Namespace and the labelled ConfigMaps of its namespace,
+// then of the registry namespace (read once, when a file first needs
+// them). A nil *replacementRun has no replacements files: every patch is
+// a patch file.
+type replacementRun struct {
+	reg       *Registry
+	h         *Handler
+	namespace string
+	gathered  bool
+	sources   []map[string]any // the Namespace, the namespace's ConfigMaps
+	fallback  []map[string]any // the registry namespace's ConfigMaps
+}
+
+// replacementRun returns the run of reg's replacements files on an
+// object of namespace, nil when reg has none.
+func (h *Handler) replacementRun(reg *Registry, namespace string) *replacementRun {
+	if reg.replacements == nil {
+		return nil
+	}
+	return &replacementRun{reg: reg, h: h, namespace: namespace}
+}
+
+// of returns the replacements p stands for, nil for a patch file.
+func (rr *replacementRun) of(p *kpatch.Patch) *replacement.Replacements {
+	if rr == nil {
+		return nil
+	}
+	return rr.reg.replacements.files[p]
+}
+
+// targets reports whether the file p addresses the object obj (whose
+// reference is ref): a header of a patch file, a target's select of a
+// replacements file.
+func (rr *replacementRun) targets(p *kpatch.Patch, obj map[string]any, ref *kpatch.ObjectRef) bool {
+	if r := rr.of(p); r != nil {
+		return r.Targets(obj, rr.namespace)
+	}
+	return targets(p, ref)
+}
+
+// applyFile applies one file (the only patch of one) to obj: a patch
+// file through applyFile, a replacements file's replacements with the
+// run's sources, turning a panic into a *PanicError.
+func (rr *replacementRun) applyFile(ctx context.Context, one []*kpatch.Patch, obj map[string]any, opts kpatch.ApplyOptions) (out map[string]any, err error) {
+	r := rr.of(one[0])
+	if r == nil {
+		return applyFile(ctx, one, obj, opts)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = obj, &PanicError{File: r.Name(), Value: v, Stack: debug.Stack()}
+		}
+	}()
+	rr.gather()
+	out, err = r.ApplyObject(obj, rr.sources, replacement.ObjectOptions{Namespace: rr.namespace, Fallback: rr.fallback})
+	return out, replacementErrors(err)
+}
+
+// gather reads the sources once: the object's Namespace and the labelled
+// ConfigMaps, from the handler's caches.
+func (rr *replacementRun) gather() {
+	if rr.gathered {
+		return
+	}
+	rr.gathered = true
+	if rr.h.Namespaces != nil && rr.namespace != "" {
+		if ns, ok := rr.h.Namespaces.Namespace(rr.namespace); ok {
+			rr.sources = append(rr.sources, namespaceObject(ns))
+		}
+	}
+	if rr.h.Sources != nil {
+		if rr.namespace != "" {
+			rr.sources = append(rr.sources, rr.h.Sources.ConfigMaps(rr.namespace)...)
+		}
+		rr.fallback = rr.h.Sources.ConfigMaps(rr.h.RegistryNamespace)
+	}
+}
+
+// namespaceObject is a Namespace as a source reads it: a decoded object
+// with its apiVersion and kind (a cache's typed objects have neither).
+func namespaceObject(ns *corev1.Namespace) map[string]any {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+	if err != nil { // a typed Namespace always converts
+		obj = map[string]any{"metadata": map[string]any{"name": ns.Name}}
+	}
+	obj["apiVersion"], obj["kind"] = "v1", "Namespace"
+	return obj
+}
+
+// ReplacementError is a replacement that failed on an admitted object.
+// Skipped says that its source could not be resolved (nothing or several
+// objects selected, a missing field): that replacement is not applied and
+// the file's others are; otherwise the whole file is not applied.
+type ReplacementError struct {
+	Err     *replacement.Error
+	Skipped bool
+}
+
+// Error formats the error as file:line:column: not applied: [object: ]why.
+func (e *ReplacementError) Error() string {
+	what := "not applied: "
+	if e.Skipped {
+		what = "replacement not applied: "
+	}
+	msg := e.Err.Msg
+	if e.Err.Object != "" {
+		msg = e.Err.Object + ": " + msg
+	}
+	return e.Err.Pos.String() + ": " + what + msg
+}
+
+// Unwrap returns the replacement's error.
+func (e *ReplacementError) Unwrap() error { return e.Err }
+
+// replacementErrors turns ApplyObject's errors into *ReplacementError
+// values, in a kpatch.ErrorList.
+func replacementErrors(err error) error {
+	var list kpatch.ErrorList
+	if !errors.As(err, &list) {
+		return err
+	}
+	out := make(kpatch.ErrorList, 0, len(list))
+	for _, e := range list {
+		var re *replacement.Error
+		if !errors.As(e, &re) {
+			out = append(out, e)
+			continue
+		}
+		out = append(out, &ReplacementError{Err: re, Skipped: errors.Is(re, replacement.ErrSource)})
+	}
+	return out
+}
+
+// skippedOnly reports whether err only says that replacements were
+// skipped for unresolved sources: the file applied its other
+// replacements.
+func skippedOnly(err error) bool {
+	var list kpatch.ErrorList
+	if err == nil || !errors.As(err, &list) || len(list) == 0 {
+		return false
+	}
+	for _, e := range list {
+		var re *ReplacementError
+		if !errors.As(e, &re) || !re.Skipped {
+			return false
+		}
+	}
+	return true
+}
