@@ -57,13 +57,16 @@ type objectRun struct {
 }
 
 // applyFiles applies each patch that targets obj, in order, to the result
-// of the ones before it. Each file runs under recover: a panic fails that
+// of the ones before it, in one kpatch.Sequence that shares the copies
+// the files make. Each file runs under recover: a panic fails that
 // file only. With checkEncoding, a file whose own changes do not encode as
 // a JSONPatch fails too. It returns ctx's error if ctx ends between two
 // files.
 func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
 	ref := kpatch.RefOf(obj, opts.Namespace)
 	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
+	files := newFileApplier(ctx, obj, opts, checkEncoding)
+	defer files.close()
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -71,24 +74,9 @@ func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch
 		if !targets(p, &ref) {
 			continue
 		}
-		next, err := applyFile(ctx, patches[i:i+1], run.out, opts)
-		if err == nil && checkEncoding {
-			if _, eerr := jsonPatch(run.out, next); eerr != nil {
-				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
-			}
-		}
-		fr := fileRun{file: p.Name(), err: err}
-		switch {
-		case err != nil:
-			fr.result = FileFailed
-		case sameValue(run.out, next):
-			fr.result = FileUnchanged
-		default:
-			fr.result = FilePatched
-			run.out = next
-		}
-		run.files = append(run.files, fr)
+		run.files = append(run.files, files.apply(patches[i:i+1]))
 	}
+	run.out = files.object()
 	return run, nil
 }
 
@@ -105,8 +93,8 @@ func applyFile(ctx context.Context, one []*kpatch.Patch, obj map[string]any, opt
 	}()
 	out, err = kpatch.ApplyContext(ctx, obj, one, opts)
 	// the engine recovers the panics of the merge libraries itself
-	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
-		return obj, &PanicError{File: one[0].Name(), Value: pe.Value, Stack: pe.Stack}
+	if perr := filePanic(one[0], err); perr != err {
+		return obj, perr
 	}
 	return out, err
 }
