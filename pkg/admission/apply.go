@@ -57,40 +57,32 @@ type objectRun struct {
 }
 
 // applyFiles applies each patch that targets obj, in order, to the result
-// of the ones before it. Each file runs under recover: a panic fails that
+// of the ones before it, in one kpatch.Sequence that shares the copies
+// the files make. Each file runs under recover: a panic fails that
 // file only. With checkEncoding, a file whose own changes do not encode as
 // a JSONPatch fails too. It returns ctx's error if ctx ends between two
 // files.
 func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
 	ref := kpatch.RefOf(obj, opts.Namespace)
 	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
+	files := newFileApplier(ctx, obj, opts, checkEncoding)
+	defer files.close()
 	for i, p := range patches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !rr.targets(p, run.out, &ref) {
+		if !rr.targets(p, files.object(), &ref) {
 			continue
 		}
-		next, err := rr.applyFile(ctx, patches[i:i+1], run.out, opts)
-		if (err == nil || skippedOnly(err)) && checkEncoding {
-			if _, eerr := jsonPatch(run.out, next); eerr != nil {
-				err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
-			}
+		if rr.of(p) != nil {
+			run.files = append(run.files, files.applyFunc(p, func(obj map[string]any) (map[string]any, error) {
+				return rr.applyFile(ctx, patches[i:i+1], obj, opts)
+			}))
+			continue
 		}
-		fr := fileRun{file: p.Name(), err: err}
-		switch {
-		case err != nil && !(skippedOnly(err) && !sameValue(run.out, next)):
-			// a replacements file that skipped a replacement counts as
-			// patched when its others changed the object
-			fr.result = FileFailed
-		case sameValue(run.out, next):
-			fr.result = FileUnchanged
-		default:
-			fr.result = FilePatched
-			run.out = next
-		}
-		run.files = append(run.files, fr)
+		run.files = append(run.files, files.apply(patches[i:i+1]))
 	}
+	run.out = files.object()
 	return run, nil
 }
 
@@ -108,7 +100,7 @@ func applyFile(ctx context.Context, one []*kpatch.Patch, obj map[string]any, opt
 	out, err = kpatch.ApplyContext(ctx, obj, one, opts)
 	// the engine recovers the panics of the merge libraries itself
 	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
-		return obj, &PanicError{File: one[0].Name(), Value: pe.Value, Stack: pe.Stack}
+		return obj, filePanic(one[0], err)
 	}
 	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"gomodules.xyz/jsonpatch/v2"
 )
@@ -16,14 +17,30 @@ import (
 // which follows jsonpatch's own over objects and arrays, skips identical
 // subtrees without looking inside them and hands the values that differ to
 // jsonpatch.CreatePatch, instead of marshalling the whole object and
-// decoding it twice.
+// decoding it twice. jsonPatch runs the same walk and writes the
+// operations as JSON as it finds them.
 func createPatch(orig, patched map[string]any) ([]jsonpatch.Operation, error) {
-	return diffMaps(orig, patched, make([]byte, 0, 128), nil)
+	var ops operationList
+	err := diffMaps(orig, patched, make([]byte, 0, 128), &ops)
+	return ops, err
+}
+
+// patchSink receives the operations of the walk: op, the JSON pointer
+// path (only valid during the call) and the value.
+type patchSink interface {
+	emit(op string, path []byte, value any) error
+}
+
+// operationList collects the operations as jsonpatch's.
+type operationList []jsonpatch.Operation
+
+func (l *operationList) emit(op string, path []byte, value any) error {
+	*l = append(*l, jsonpatch.NewOperation(op, string(path), value))
+	return nil
 }
 
 // The walk builds the JSON pointer of where it is in one buffer, path,
-// which each level extends for its children; a pointer becomes a string
-// only in an operation.
+// which each level extends for its children.
 
 // child is path extended by a map key.
 func child(path []byte, key string) []byte {
@@ -37,95 +54,102 @@ func item(path []byte, i int) []byte {
 
 // diffMaps follows jsonpatch's own walk over objects: added keys are
 // added, removed keys removed, common keys compared.
-func diffMaps(a, b map[string]any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffMaps(a, b map[string]any, path []byte, out patchSink) error {
 	if sameContainer(a, b) {
-		return ops, nil
+		return nil
 	}
-	var err error
 	for key, bv := range b {
 		av, ok := a[key]
 		if !ok {
-			ops = append(ops, jsonpatch.NewOperation("add", string(child(path, key)), bv))
+			if err := out.emit("add", child(path, key), bv); err != nil {
+				return err
+			}
 			continue
 		}
 		if identical(av, bv) {
 			continue
 		}
-		if ops, err = diffValues(av, bv, child(path, key), ops); err != nil {
-			return nil, err
+		if err := diffValues(av, bv, child(path, key), out); err != nil {
+			return err
 		}
 	}
 	for key := range a {
 		if _, ok := b[key]; !ok {
-			ops = append(ops, jsonpatch.NewOperation("remove", string(child(path, key)), nil))
+			if err := out.emit("remove", child(path, key), nil); err != nil {
+				return err
+			}
 		}
 	}
-	return ops, nil
+	return nil
 }
 
-func diffValues(a, b any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffValues(a, b any, path []byte, out patchSink) error {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
-			return diffMaps(av, bv, path, ops)
+			return diffMaps(av, bv, path, out)
 		}
 	case []any:
 		if bv, ok := b.([]any); ok {
-			return diffLists(av, bv, path, ops)
+			return diffLists(av, bv, path, out)
 		}
 	case string, bool, int64, float64, nil:
 		if scalar(b) {
 			// jsonpatch replaces a scalar that changed, type or value
 			if !sameScalar(a, b) {
-				ops = append(ops, jsonpatch.NewOperation("replace", string(path), b))
+				return out.emit("replace", path, b)
 			}
-			return ops, nil
+			return nil
 		}
 	}
 	// A container meets something else: jsonpatch diffs them.
 	ja, err := json.Marshal(a)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	jb, err := json.Marshal(b)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sub, err := jsonpatch.CreatePatch(ja, jb)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, op := range sub {
-		op.Path = string(path) + op.Path
-		ops = append(ops, op)
+		if err := out.emit(op.Operation, append(path, op.Path...), op.Value); err != nil {
+			return err
+		}
 	}
-	return ops, nil
+	return nil
 }
 
 // diffLists follows jsonpatch's own walk over arrays: items past the end
 // of the shorter list are removed (last first) or added, and the items the
 // two lists share by index are compared.
-func diffLists(a, b []any, path []byte, ops []jsonpatch.Operation) ([]jsonpatch.Operation, error) {
+func diffLists(a, b []any, path []byte, out patchSink) error {
 	if sameContainer(a, b) {
-		return ops, nil
+		return nil
 	}
 	n := min(len(a), len(b))
 	for i := len(a) - 1; i >= n; i-- {
-		ops = append(ops, jsonpatch.NewOperation("remove", string(item(path, i)), nil))
+		if err := out.emit("remove", item(path, i), nil); err != nil {
+			return err
+		}
 	}
 	for i := n; i < len(b); i++ {
-		ops = append(ops, jsonpatch.NewOperation("add", string(item(path, i)), b[i]))
+		if err := out.emit("add", item(path, i), b[i]); err != nil {
+			return err
+		}
 	}
-	var err error
 	for i := range n {
 		if identical(a[i], b[i]) {
 			continue
 		}
-		if ops, err = diffValues(a[i], b[i], item(path, i), ops); err != nil {
-			return nil, err
+		if err := diffValues(a[i], b[i], item(path, i), out); err != nil {
+			return err
 		}
 	}
-	return ops, nil
+	return nil
 }
 
 // identical reports whether two values are the same container or equal
@@ -195,16 +219,48 @@ func appendPointerToken(b []byte, key string) []byte {
 }
 
 // jsonPatch is the encoded JSONPatch from orig to patched, nil when they
-// are equal.
+// are equal: createPatch's operations, written as encodePatch writes them.
 func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	if sameContainer(orig, patched) {
 		return nil, nil
 	}
-	ops, err := createPatch(orig, patched)
-	if err != nil || len(ops) == 0 {
+	enc := patchEncoder{b: make([]byte, 0, 1024)}
+	if err := diffMaps(orig, patched, make([]byte, 0, 128), &enc); err != nil || enc.n == 0 {
 		return nil, err
 	}
-	return encodePatch(ops)
+	return append(enc.b, ']'), nil
+}
+
+// patchEncoder writes operations into one JSON array as they come.
+type patchEncoder struct {
+	b []byte
+	n int // operations written
+}
+
+func (e *patchEncoder) emit(op string, path []byte, value any) error {
+	if e.n == 0 {
+		e.b = append(e.b, '[')
+	} else {
+		e.b = append(e.b, ',')
+	}
+	e.n++
+	var err error
+	e.b, err = appendOperation(e.b, op, unsafe.String(unsafe.SliceData(path), len(path)), value)
+	return err
+}
+
+// appendOperation appends one operation as a JSON object.
+func appendOperation(b []byte, op, path string, value any) ([]byte, error) {
+	b = append(b, `{"op":"`...)
+	b = append(b, op...)
+	b = appendString(append(b, `","path":`...), path)
+	if op != "remove" {
+		var err error
+		if b, err = appendJSON(append(b, `,"value":`...), value); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // encodePatch writes operations as the JSON array of RFC 6902 into one
@@ -217,16 +273,10 @@ func encodePatch(ops []jsonpatch.Operation) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"op":"`...)
-		b = append(b, op.Operation...)
-		b = appendString(append(b, `","path":`...), op.Path)
-		if op.Operation != "remove" {
-			var err error
-			if b, err = appendJSON(append(b, `,"value":`...), op.Value); err != nil {
-				return nil, err
-			}
+		var err error
+		if b, err = appendOperation(b, op.Operation, op.Path, op.Value); err != nil {
+			return nil, err
 		}
-		b = append(b, '}')
 	}
 	return append(b, ']'), nil
 }

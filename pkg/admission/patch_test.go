@@ -78,6 +78,19 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 			if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
 				t.Errorf("%s: encoded operations differ\n%s", dir, encoded)
 			}
+			direct, err := jsonPatch(obj, out)
+			if err != nil || (direct == nil) != (len(want) == 0) {
+				t.Fatalf("%s: jsonPatch %s, %v; want %d operations", dir, direct, err, len(want))
+			}
+			decoded = nil
+			if direct != nil {
+				if err := json.Unmarshal(direct, &decoded); err != nil {
+					t.Fatalf("%s: jsonPatch is not JSON: %v\n%s", dir, err, direct)
+				}
+			}
+			if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
+				t.Errorf("%s: jsonPatch's operations differ\n%s", dir, direct)
+			}
 			compared++
 		}
 	}

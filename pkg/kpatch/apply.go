@@ -69,7 +69,8 @@ var appliers = sync.Pool{New: func() any { return new(applier) }}
 // undo log that takes a failed file's changes back out.
 type applier struct {
 	root   map[string]any
-	owned  map[unsafe.Pointer]struct{} // the maps and lists this call made, by address
+	owned  map[unsafe.Pointer]int // the maps and lists this call made, by address, with the file that made them
+	file   int                    // the file being applied, counted by a Sequence
 	undo   []undoRecord
 	images []imageWrite // image references set by parts, checked when the file is done
 	meter  meter        // the budget of the call
@@ -107,6 +108,7 @@ func (a *applier) reset() {
 	a.images = a.images[:0]
 	a.root = nil
 	a.meter = meter{}
+	a.file = 0
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -330,9 +332,9 @@ func (a *applier) owns(p unsafe.Pointer) bool {
 // own records that this call made the map or list at p.
 func (a *applier) own(p unsafe.Pointer) {
 	if a.owned == nil {
-		a.owned = map[unsafe.Pointer]struct{}{}
+		a.owned = map[unsafe.Pointer]int{}
 	}
-	a.owned[p] = struct{}{}
+	a.owned[p] = a.file
 }
 
 func mapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }

@@ -1,11 +1,6 @@
 package kpatch
 
-import (
-	"regexp"
-	"strings"
-
-	"github.com/distribution/reference"
-)
+import "strings"
 
 // imageRef is a container image reference split into the parts that
 // image.registry, image.repository, image.tag and image.digest set.
@@ -81,18 +76,11 @@ func setImageRefPart(old, part, text string) (string, *problem) {
 		}
 		return out, nil
 	}
-	if _, err := reference.Parse(out); err != nil {
+	if err := parseImage(out); err != nil {
 		return "", errorf(ErrImage, "setting image.%s to %q gives %q: %v", part, text, out, err)
 	}
 	return out, nil
 }
-
-// Anchored forms of the reference grammar's parts.
-var (
-	tagPattern    = regexp.MustCompile(`^(?:` + reference.TagRegexp.String() + `)$`)
-	digestPattern = regexp.MustCompile(`^(?:` + reference.DigestRegexp.String() + `)$`)
-	domainPattern = regexp.MustCompile(`^(?:` + reference.DomainRegexp.String() + `)$`)
-)
 
 // checkImagePartText checks the text of one part on its own, so that a
 // constant that can never be part of a reference is a compile-time
@@ -101,16 +89,13 @@ func checkImagePartText(part, text string) *problem {
 	ok := true
 	switch part {
 	case "tag":
-		ok = tagPattern.MatchString(text)
+		ok = isTag(text)
 	case "digest":
-		ok = digestPattern.MatchString(text)
+		ok = isDigestText(text)
 	case "registry":
-		ok = domainPattern.MatchString(text)
+		ok = isDomain(text)
 	case "repository":
-		r, err := reference.Parse(text)
-		_, tagged := r.(reference.Tagged)
-		_, digested := r.(reference.Digested)
-		ok = err == nil && !tagged && !digested
+		ok = isRepository(text)
 	}
 	if !ok && text != "" {
 		return errorf(ErrImage, "%q is not a valid image %s", text, part)
@@ -173,7 +158,7 @@ func validImage(s string) *problem {
 	if splitImage(s).path == "" {
 		return errorf(ErrImage, "image %q has no repository: set the image, or image.repository too", s)
 	}
-	if _, err := reference.Parse(s); err != nil {
+	if err := parseImage(s); err != nil {
 		return errorf(ErrImage, "image %q is not a valid reference: %v", s, err)
 	}
 	return nil

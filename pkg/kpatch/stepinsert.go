@@ -101,8 +101,16 @@ func (x *insertStep) position(list []any, c cursor) (int, *problem) {
 	return x.index + 1, nil
 }
 
-// build makes the item of an insertion header from its entries.
+// build makes the item of an insertion header from its entries. The item
+// is new and in no object until it is inserted, so what the entries
+// write into it leaves no undo records: nothing to take back, no change
+// to the object yet (see changedSince).
 func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
+	mark := len(a.undo)
+	defer func() {
+		clear(a.undo[mark:])
+		a.undo = a.undo[:mark]
+	}()
 	holder := []any{a.newMap()}
 	a.own(listPointer(holder))
 	if err := a.applyBuild(slot{l: holder, idx: 0}, pl, vars); err != nil {
