@@ -64,24 +64,7 @@ func Conflicts(patches []*Patch) []*Conflict {
 // number of fields the files set, plus the conflicts it returns: writes
 // are indexed by kind and full path, then by target, and counted by value.
 func ConflictsUpTo(patches []*Patch, limit int) (first []*Conflict, total int) {
-	idx := conflictIndex{}
-	seq := 0
-	for _, p := range patches {
-		mine := p.constantWrites()
-		for i := range mine {
-			w := &mine[i]
-			n, b := idx.count(w)
-			total += n
-			if n > 0 && (limit < 0 || len(first) < limit) {
-				first = b.conflicts(w, first, limit)
-			}
-		}
-		for i := range mine {
-			idx.add(&mine[i], seq)
-			seq++
-		}
-	}
-	return first, total
+	return ConflictsInOrder(patches, nil, limit)
 }
 
 // constantWrites lists the constant fields the patch sets, with full

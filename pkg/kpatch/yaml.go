@@ -47,12 +47,16 @@ func ParseAny(name string, src []byte) (*File, error) {
 // here. Every problem is reported with its position, as for Parse.
 func ParseYAML(name string, src []byte) (*File, error) {
 	p := &yamlParser{file: &File{Name: name}}
+	p.file.Layer = p.readLayer(src)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		p.fail(nil, errorf(ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: ")))
 		return nil, p.errs
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
+		if len(p.errs) > 0 {
+			return nil, p.errs
+		}
 		return p.file, nil // an empty file patches nothing
 	}
 	if err := checkAliases(&doc); err != nil {
