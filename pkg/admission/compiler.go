@@ -132,8 +132,11 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	cms = slices.Clone(cms)
 	slices.SortFunc(cms, func(a, b corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
 	seenValues := make(map[string]cmValues, len(cms))
+	layers := make(map[string]int, len(cms))
 	for i := range cms {
 		cm := &cms[i]
+		layer, layerErr := configMapLayer(cm)
+		layers[cm.Name] = layer
 		cv, ok := c.cmValues[cm.Name]
 		if values := cm.Data[ValuesKey]; !ok || cv.content != values {
 			cv = cmValues{content: values, digest: digest(values)}
@@ -141,7 +144,11 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		seenValues[cm.Name] = cv
 		counted := b.countedFor(valuesKey{cm.Name, cv.digest})
 		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
-			if IsPatchKey(key) {
+			switch {
+			case !IsPatchKey(key):
+			case layerErr != nil:
+				b.refuse(cm, key, layerErr)
+			default:
 				b.file(cm, key, cv, counted)
 			}
 		}
@@ -159,6 +166,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		}
 		b.LastGood = NewLastGood(want)
 	}
+	setOrder(b.files, layers)
 	b.Registry = NewRegistry(b.files)
 	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
 	return b.Build
