@@ -178,8 +178,8 @@ func (r *lintRun) lint(found *findings) error {
 }
 
 // checkPatches loads each file and reports its problems, then the
-// conflicts between the files, in the order given as apply takes them. It
-// returns the files that compiled.
+// conflicts between the files, in the order apply takes them
+// (patchFiles.ordered). It returns the files that compiled, in that order.
 func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 	var all patchFiles
 	if r.patches.registry != nil {
@@ -202,7 +202,8 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		}
 		all = append(all, files...)
 	}
-	for _, c := range kpatch.Conflicts(all.patches()) {
+	all = all.ordered()
+	for _, c := range all.conflicts() {
 		found.error(c)
 	}
 	return all, nil
