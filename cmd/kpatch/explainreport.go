@@ -39,8 +39,8 @@ type fileReport struct {
 	Layer       *int           `json:"layer,omitempty" yaml:"layer,omitempty"`
 	Specificity string         `json:"specificity,omitempty" yaml:"specificity,omitempty"`
 	Result      string         `json:"result" yaml:"result"`
-	Changes  []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
-	Errors   []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+	Changes     []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors      []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
 }
 
 // fileOrder is where a file stands in the order the files apply: what
