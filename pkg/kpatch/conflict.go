@@ -44,6 +44,10 @@ type write struct {
 	path   string
 	value  any
 	pos    Position
+	// steps reach the field, for an entry's scalar value (the useless
+	// override check reads the field with them); nil for a value of a
+	// map or list and for a merge patch.
+	steps []step
 }
 
 // Conflicts finds, across files in their apply order, the fields that two
@@ -138,7 +142,7 @@ func appendPlanWrites(out []write, s *section, k kindPlans, pl *plan, file strin
 			})
 			continue
 		}
-		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos})
+		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos, steps: pl.steps})
 	}
 	return out
 }

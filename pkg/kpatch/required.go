@@ -111,9 +111,16 @@ func CheckRequired(obj map[string]any, ref ObjectRef, patches []*Patch) ErrorLis
 // reach counts the places a path reaches: those holding a value, and
 // those where the path stops short (a field absent or null, an index past
 // the end, a selector that matches nothing).
-type reach struct{ present, missing int }
+type reach struct {
+	present, missing int
+	values           []any // the values present
+}
 
-func (r *reach) add(o reach) { r.present += o.present; r.missing += o.missing }
+func (r *reach) add(o reach) {
+	r.present += o.present
+	r.missing += o.missing
+	r.values = append(r.values, o.values...)
+}
 
 // reachSteps reads, without changing anything, what a compiled path
 // reaches in v.
@@ -122,7 +129,7 @@ func reachSteps(v any, steps []step) reach {
 		if v == nil {
 			return reach{missing: 1}
 		}
-		return reach{present: 1}
+		return reach{present: 1, values: []any{v}}
 	}
 	rest := steps[1:]
 	switch x := steps[0].(type) {
@@ -175,7 +182,7 @@ func reachImagePart(v any, part string, rest []step) reach {
 	if text == "" {
 		return reach{missing: 1}
 	}
-	return reach{present: 1}
+	return reach{present: 1, values: []any{text}}
 }
 
 func reachIndex(v any, x *indexStep, rest []step) reach {
