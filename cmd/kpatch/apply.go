@@ -33,13 +33,18 @@ on), blank lines, document separators; only the changed values, entries and
 list items are written anew, in the indentation of their document. JSON input
 is printed from its objects, in YAML.
 
-Patch files apply in the order given; a directory gives its .kpatch, .yaml and
-.yml files in lexical order, except values.yaml and parameters.yaml (the values
-and parameters of a registry ConfigMap laid out as a directory: pass values.yaml
-with --values). When a file fails on an object, that file leaves
-the object untouched, the other files still apply, the error goes to stderr and
-the exit code is 1. A file section whose target matches no object of the input
-is reported on stderr as a warning, or with --fail-unmatched as an error.
+Patch files apply by layer (a "# kpatch:layer: N" line before the first
+header, else 0), then within a layer from the generic target to the specific
+one (a file ranks by its least specific header: kind.* < kind.prefix-* <
+kind.name < ns/kind.name), then in the order given (docs/layers.md); a
+directory gives its .kpatch, .yaml and .yml files in lexical order, except
+values.yaml and parameters.yaml (the values and parameters of a registry
+ConfigMap laid out as a directory: pass values.yaml with --values). When a
+file fails on an object, that file leaves the object untouched, the other
+files still apply, the error goes to stderr and the exit code is 1. So does a
+field a file marks ${required} that no later file nor the object sets. A file
+section whose target matches no object of the input is reported on stderr as
+a warning, or with --fail-unmatched as an error.
 
 A YAML patch file whose only key is replacements: holds kustomize
 replacements (docs/replacements.md): they run over all the objects of the
@@ -48,7 +53,8 @@ files; the first failure leaves every object as it was.
 
 With --registry, the patch files are those of registry ConfigMap manifests,
 as applied to the cluster: the ConfigMaps that --registry-selector selects,
-in name order, their patch keys in order, each bound to its ConfigMap's
+in the webhook's order (layer: the label kpatch.dev/layer or a file's own
+line, specificity, ConfigMap name, key), each bound to its ConfigMap's
 values.yaml, compiled by the webhook's own compiler. A file that does not
 compile is reported as the webhook reports it (ConfigMap/key:line:column),
 and nothing is printed. The registry's ConfigMaps carry their values:
@@ -167,6 +173,7 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 		return nil, found, err
 	}
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
+	reportRequired(files, m, r.namespace, found)
 	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

@@ -31,9 +31,11 @@ it did to the object:
   unmatched  no section's target matches the object
 
 The files apply exactly as kpatch apply applies them: one at a time, each to
-the result of the ones before, in the order given with -p (a directory gives
-its files in lexical order), or with --registry in registry order (ConfigMap
-name, then key). The number before a file is its position in that order.
+the result of the ones before, by layer, then specificity, then in the order
+given with -p (a directory gives its files in lexical order), or with
+--registry in registry order (layer, specificity, ConfigMap name, key). The
+number before a file is its position in that order; the brackets give its
+layer and specificity (docs/layers.md).
 The output is text, or with -o json or -o yaml the structure that
 docs/explain.md describes.
 

@@ -30,7 +30,7 @@ spec:
 var explainFiles = map[string]string{
 	"p/10-base.kpatch": "[deployment.web]\nreplicas: 3\nmetadata.labels.team: payments\ncontainers.name=app.env[delete=name=DEBUG]:\n",
 	"p/20-same.kpatch": "[deployment.web]\nreplicas: 3\n",
-	"p/30-cm.kpatch":   "[configmap.*]\ndata.b: y\n",
+	"p/30-cm.kpatch":   "[configmap.c]\ndata.b: y\n",
 	"p/40-bad.kpatch":  "[deployment.web]\ncontainers[name=nope].image: x\n",
 }
 
@@ -40,21 +40,21 @@ func TestExplainText(t *testing.T) {
 		t.Fatalf("exit %d (explain is a diagnostic: a failed file exits 0), stderr:\n%s", code, stderr)
 	}
 	want := `Deployment prod/web (apps/v1)
-  1. p/10-base.kpatch: patched
+  1. [layer 0, kind.name] p/10-base.kpatch: patched
        + metadata.labels: {"team":"payments"}
        ~ spec.replicas: 1 -> 3
        - spec.template.spec.containers[name=app].env[name=DEBUG]: {"name":"DEBUG","value":"1"}
-  2. p/20-same.kpatch: unchanged (matched; every value was already there)
-  3. p/30-cm.kpatch: unmatched (no section's target matches the object)
-  4. p/40-bad.kpatch: failed
+  2. [layer 0, kind.name] p/20-same.kpatch: unchanged (matched; every value was already there)
+  3. [layer 0, kind.name] p/30-cm.kpatch: unmatched (no section's target matches the object)
+  4. [layer 0, kind.name] p/40-bad.kpatch: failed
        p/40-bad.kpatch:2:11: Deployment prod/web: no item of spec.template.spec.containers matches name=nope
 
 ConfigMap c (v1)
-  1. p/10-base.kpatch: unmatched (no section's target matches the object)
-  2. p/20-same.kpatch: unmatched (no section's target matches the object)
-  3. p/30-cm.kpatch: patched
+  1. [layer 0, kind.name] p/10-base.kpatch: unmatched (no section's target matches the object)
+  2. [layer 0, kind.name] p/20-same.kpatch: unmatched (no section's target matches the object)
+  3. [layer 0, kind.name] p/30-cm.kpatch: patched
        + data.b: "y"
-  4. p/40-bad.kpatch: unmatched (no section's target matches the object)
+  4. [layer 0, kind.name] p/40-bad.kpatch: unmatched (no section's target matches the object)
 `
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
@@ -135,10 +135,10 @@ func TestExplainFollowsApply(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, line := range []string{
-		`  1. 1.kpatch: patched` + "\n" + `       ~ data.a: "x" -> "y"`,
+		`  1. [layer 0, kind.name] 1.kpatch: patched` + "\n" + `       ~ data.a: "x" -> "y"`,
 		`       ~ data.a: "y" -> "z"` + "\n" + `       ~ metadata.name: "c" -> "renamed"`,
-		`  3. 3.kpatch: patched` + "\n" + `       + data.k: "1"`,
-		`  4. 4.kpatch: unmatched`,
+		`  3. [layer 0, kind.name] 3.kpatch: patched` + "\n" + `       + data.k: "1"`,
+		`  4. [layer 0, kind.name] 4.kpatch: unmatched`,
 	} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("missing %q in:\n%s", line, stdout)
@@ -157,10 +157,41 @@ func TestExplainRegistryOrder(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := "Deployment web (apps/v1)\n" +
-		"  1. a-base/web.kpatch: patched\n       + metadata.labels: {\"team\":\"base\"}\n       ~ spec.replicas: 2 -> 1\n" +
-		"  2. b-team/web.kpatch: patched\n       ~ spec.replicas: 1 -> 3\n"
+		"  1. [layer 0, kind.name] a-base/web.kpatch: patched\n       + metadata.labels: {\"team\":\"base\"}\n       ~ spec.replicas: 2 -> 1\n" +
+		"  2. [layer 0, kind.name] b-team/web.kpatch: patched\n       ~ spec.replicas: 1 -> 3\n"
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
+	}
+}
+
+// TestExplainLayers: files apply by layer, then from the generic target
+// to the specific one, then in the order given, and explain says so.
+func TestExplainLayers(t *testing.T) {
+	files := map[string]string{
+		"p/1-web.kpatch":  "[configmap.c]\ndata.a: web\n",
+		"p/2-all.kpatch":  "[configmap.*]\ndata.a: all\n",
+		"p/3-top.kpatch":  "# kpatch:layer: 1\n[configmap.*]\ndata.a: top\n",
+		"p/4-low.kpatch":  "# kpatch:layer: -1\n[configmap.c]\ndata.a: low\n",
+		"p/5-glob.kpatch": "[configmap.c*]\ndata.a: glob\n",
+	}
+	code, stdout, stderr := runCLI(t, files, cm, "explain", "-p", "p", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "ConfigMap c (v1)\n" +
+		"  1. [layer -1, kind.name] p/4-low.kpatch: patched\n       ~ data.a: \"x\" -> \"low\"\n" +
+		"  2. [layer 0, kind.*] p/2-all.kpatch: patched\n       ~ data.a: \"low\" -> \"all\"\n" +
+		"  3. [layer 0, kind.name*] p/5-glob.kpatch: patched\n       ~ data.a: \"all\" -> \"glob\"\n" +
+		"  4. [layer 0, kind.name] p/1-web.kpatch: patched\n       ~ data.a: \"glob\" -> \"web\"\n" +
+		"  5. [layer 1, kind.*] p/3-top.kpatch: patched\n       ~ data.a: \"web\" -> \"top\"\n"
+	if stdout != want {
+		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
+	}
+	_, stdout, _ = runCLI(t, files, cm, "explain", "-p", "p", "-f", "-", "-o", "json")
+	if !strings.Contains(stdout, `"position": 3,
+                    "layer": 0,
+                    "specificity": "kind.name*",`) {
+		t.Errorf("JSON without the layer and specificity:\n%s", stdout)
 	}
 }
 
@@ -174,12 +205,14 @@ func TestExplainReplacements(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Objects) != 2 {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
+	// the replacements file selects a name of any kind: less specific than
+	// [configmap.app], it applies first
 	app := out.Objects[1]
-	if app.Name != "app" || app.Files[0].Result != "patched" || app.Files[1].Result != "patched" ||
-		fmt.Sprint(app.Files[1].Changes) != "[map[new:2.0 old:unknown op:replace path:data.version]]" {
+	if app.Name != "app" || app.Files[0].File != "repl.yaml" || app.Files[0].Result != "patched" || app.Files[1].Result != "patched" ||
+		fmt.Sprint(app.Files[0].Changes) != "[map[new:2.0 old:unknown op:replace path:data.version]]" {
 		t.Errorf("the List's item: %+v", app)
 	}
-	if release := out.Objects[0]; release.Files[1].Result != "unchanged" {
+	if release := out.Objects[0]; release.Files[0].Result != "unchanged" {
 		t.Errorf("the source object: %+v", release)
 	}
 }

@@ -39,9 +39,8 @@ var resultNotes = map[string]string{
 }
 
 // writeExplainText prints one block per object: a line naming it, then a
-// line per file (its position, name and result) with its changes or
-// errors below it. The position column is where ordering attributes of
-// later versions go.
+// line per file (its position, layer and specificity, name and result)
+// with its changes or errors below it.
 func writeExplainText(w io.Writer, r *explainReport) error {
 	bw := bufio.NewWriter(w)
 	for i, o := range r.Objects {
@@ -53,7 +52,7 @@ func writeExplainText(w io.Writer, r *explainReport) error {
 			bw.WriteString("  no patch file\n")
 		}
 		for _, f := range o.Files {
-			fmt.Fprintf(bw, "  %d. %s: %s%s\n", f.Position, f.File, f.Result, resultNotes[f.Result])
+			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, resultNotes[f.Result])
 			for _, c := range f.Changes {
 				fmt.Fprintf(bw, "       %s\n", changeText(c))
 			}
@@ -63,6 +62,14 @@ func writeExplainText(w io.Writer, r *explainReport) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// orderText is what placed a patch file: "[layer N, specificity] ".
+func orderText(f *fileReport) string {
+	if f.Layer == nil {
+		return ""
+	}
+	return fmt.Sprintf("[layer %d, %s] ", *f.Layer, f.Specificity)
 }
 
 // objectName is "namespace/name", or the name alone.

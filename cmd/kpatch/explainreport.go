@@ -33,10 +33,14 @@ func (r *objectReport) add(f *fileReport) { r.Files = append(r.Files, f) }
 type fileReport struct {
 	File string `json:"file" yaml:"file"`
 	// Position is the file's place in the order the files apply, from 1.
-	Position int            `json:"position" yaml:"position"`
-	Result   string         `json:"result" yaml:"result"`
-	Changes  []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
-	Errors   []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+	Position int `json:"position" yaml:"position"`
+	// Layer and Specificity are what placed a patch file there (absent
+	// for a replacements file, which stays where it was given).
+	Layer       *int           `json:"layer,omitempty" yaml:"layer,omitempty"`
+	Specificity string         `json:"specificity,omitempty" yaml:"specificity,omitempty"`
+	Result      string         `json:"result" yaml:"result"`
+	Changes     []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors      []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
 }
 
 // fileOrder is where a file stands in the order the files apply: what
@@ -44,10 +48,16 @@ type fileReport struct {
 type fileOrder struct {
 	file     string
 	position int
+	key      *kpatch.OrderKey // nil for a replacements file
 }
 
 func (o fileOrder) report(result string) *fileReport {
-	return &fileReport{File: o.file, Position: o.position, Result: result}
+	r := &fileReport{File: o.file, Position: o.position, Result: result}
+	if o.key != nil {
+		layer := o.key.Layer
+		r.Layer, r.Specificity = &layer, o.key.Specificity.String()
+	}
+	return r
 }
 
 // The operations of a fieldChange, as RFC 6902 names them.

@@ -26,8 +26,8 @@ func newLintCommand(s streams) *cobra.Command {
 		Short: "Check patch files without applying them",
 		Long: `Check patch files without objects: syntax; paths and values against the schema
 of every built-in kind (custom resources are not checked); with --values or
---set, variables too; and conflicts between the files given, which apply in the
-order given. Problems go to stdout, one a line with its position; the exit code
+--set, variables too; and conflicts between the files given, in the order
+they apply. Problems go to stdout, one a line with its position; the exit code
 is 1 if there is any.
 
 Constructs that change an object again each time their file runs (a delete
@@ -37,7 +37,16 @@ position, exit code 0; with --fail-not-idempotent they are errors.
 
 With -f, lint also reads manifests and reports, as apply does, every file
 section whose target matches none of their objects: a warning, or with
---fail-unmatched an error.
+--fail-unmatched an error. It applies the files to the objects and reports
+every field a file marks ${required} that an object lacks once every file
+has applied (an error), and every useless override: an entry that sets a
+field to the value an earlier file gave it, on every object it matches (a
+warning).
+
+Files apply by layer (a "# kpatch:layer: N" line before the first header,
+else 0), then from the generic target to the specific one, then in the
+order given (docs/layers.md); conflicts are reported within a layer and
+specificity only.
 
 A directory gives its .kpatch, .yaml and .yml files, except values.yaml and
 parameters.yaml (the values and parameters of a registry ConfigMap laid out
@@ -174,12 +183,20 @@ func (r *lintRun) lint(found *findings) error {
 		return err
 	}
 	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
+	reportUseless(files, m, r.namespace, found)
+	applied := &findings{} // the files' failures on the objects are apply's to report
+	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
+	n := len(applied.list)
+	reportRequired(files, m, r.namespace, applied)
+	for _, f := range applied.list[n:] {
+		found.error(f.err)
+	}
 	return nil
 }
 
 // checkPatches loads each file and reports its problems, then the
-// conflicts between the files, in the order given as apply takes them. It
-// returns the files that compiled.
+// conflicts between the files, in the order apply takes them
+// (patchFiles.ordered). It returns the files that compiled, in that order.
 func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 	var all patchFiles
 	if r.patches.registry != nil {
@@ -202,7 +219,8 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		}
 		all = append(all, files...)
 	}
-	for _, c := range kpatch.Conflicts(all.patches()) {
+	all = all.ordered()
+	for _, c := range all.conflicts() {
 		found.error(c)
 	}
 	return all, nil

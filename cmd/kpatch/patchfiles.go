@@ -11,6 +11,8 @@ import (
 type patchFile struct {
 	patch *kpatch.Patch
 	repl  *replacement.Replacements
+	// order is where a patch file applies (order.go).
+	order kpatch.OrderKey
 }
 
 // name returns the file's name, as messages give it.

@@ -12,11 +12,13 @@ type patchInput struct {
 	registry *registryFlags
 }
 
-// load returns the files that compiled, in the order they apply; their
+// load returns the files that compiled, in the order they apply
+// (patchFiles.ordered); their
 // problems go to found. An error is a file that could not be read.
 func (in *patchInput) load(src fileSource, found *findings) (patchFiles, error) {
 	if in.registry != nil {
 		return in.registry.load(src, found)
 	}
-	return loadPatches(in.files, src, in.vars, found)
+	files, err := loadPatches(in.files, src, in.vars, found)
+	return files.ordered(), err
 }

@@ -34,8 +34,10 @@ func (r *registryFlags) register(fs *pflag.FlagSet) {
 var errRegistry = errors.New("invalid registry manifest")
 
 // load reads the registry ConfigMaps and compiles them as the webhook's
-// compiler does (pkg/admission.Compiler): ConfigMaps in name order, keys
-// in order, each file bound to its ConfigMap's values. The webhook's
+// compiler does (pkg/admission.Compiler), each file bound to its
+// ConfigMap's values, and returns them in the order the webhook applies
+// them: by layer (the label kpatch.dev/layer), specificity, ConfigMap
+// name and key. The webhook's
 // limits do not apply (they are flags of its deployment), nor does a
 // stored last good version: a file that does not compile is a problem,
 // reported as the webhook reports it (ConfigMap/key:line:column). An
@@ -54,17 +56,18 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 		return nil, err
 	}
 	build := (&admission.Compiler{}).Build(cms, nil)
-	var out patchFiles
 	for _, f := range build.Registry.Files() {
 		if f.Err != nil {
 			found.error(f.Err)
-			continue
 		}
+	}
+	var out patchFiles
+	for _, f := range build.Registry.Applied() {
 		if f.Replacements != nil { // f.Patch is its stand-in
-			out = append(out, patchFile{repl: f.Replacements})
+			out = append(out, patchFile{repl: f.Replacements, order: f.Order})
 			continue
 		}
-		out = append(out, patchFile{patch: f.Patch})
+		out = append(out, patchFile{patch: f.Patch, order: f.Order})
 	}
 	return out, nil
 }

@@ -145,7 +145,8 @@ func TestTestSuiteRegistry(t *testing.T) {
 }
 
 // TestApplyRegistryReplacements: a replacements file of the registry runs
-// in registry order, over the objects of the input as any replacements
+// in registry order (its select ranks kind.name, as b-team's target:
+// by ConfigMap name, after it), over the objects of the input as any replacements
 // file offline (the webhook's sources are its own).
 func TestApplyRegistryReplacements(t *testing.T) {
 	cms := registryManifests + `---
@@ -159,7 +160,7 @@ data:
     replacements:
     - source: {kind: Deployment, name: web, fieldPath: spec.replicas}
       targets:
-      - select: {kind: Deployment}
+      - select: {kind: Deployment, name: web}
         fieldPaths: [metadata.annotations.replicas]
         options: {create: true}
 `

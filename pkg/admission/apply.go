@@ -46,6 +46,7 @@ var ErrUnencodable = errors.New("its result cannot be encoded as JSON")
 // fileRun is what one file did to one object.
 type fileRun struct {
 	file   string
+	patch  *kpatch.Patch
 	result string // FilePatched, FileUnchanged or FileFailed
 	err    error  // why it failed
 }
@@ -53,6 +54,7 @@ type fileRun struct {
 // objectRun is the files of a registry applied to one object.
 type objectRun struct {
 	in, out map[string]any
+	ref     kpatch.ObjectRef // the object as the files matched it
 	files   []fileRun
 }
 
@@ -64,7 +66,7 @@ type objectRun struct {
 // files.
 func applyFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions, checkEncoding bool) (*objectRun, error) {
 	ref := kpatch.RefOf(obj, opts.Namespace)
-	run := &objectRun{in: obj, out: obj, files: make([]fileRun, 0, len(patches))}
+	run := &objectRun{in: obj, out: obj, ref: ref, files: make([]fileRun, 0, len(patches))}
 	files := newFileApplier(ctx, obj, opts, checkEncoding)
 	defer files.close()
 	for i, p := range patches {

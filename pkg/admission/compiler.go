@@ -131,9 +131,12 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	}
 	cms = c.inLimitOrder(cms)
 	seenValues := make(map[string]cmValues, len(cms))
+	layers := make(map[string]int, len(cms))
 	for i := range cms {
 		cm := &cms[i]
 		id := c.configMapID(cm)
+		layer, layerErr := configMapLayer(cm)
+		layers[id] = layer
 		cv, ok := c.cmValues[id]
 		if values := valuesContext(cm); !ok || cv.content != values {
 			cv = cmValues{content: values, digest: digest(values)}
@@ -141,7 +144,11 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		seenValues[id] = cv
 		counted := b.countedFor(valuesKey{id, cv.digest})
 		for _, key := range slices.Sorted(maps.Keys(cm.Data)) {
-			if IsPatchKey(key) {
+			switch {
+			case !IsPatchKey(key):
+			case layerErr != nil:
+				b.refuse(cm, key, layerErr)
+			default:
 				b.file(cm, key, cv, counted)
 			}
 		}
@@ -159,7 +166,8 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		}
 		b.LastGood = NewLastGood(want)
 	}
-	b.Registry = NewRegistry(inRegistryOrder(b.files))
+	setOrder(b.files, layers)
+	b.Registry = NewRegistry(b.files)
 	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
 	return b.Build
 }

@@ -19,21 +19,26 @@ type ConflictReport struct {
 	First []*kpatch.Conflict
 	// Total counts every conflict.
 	Total int
-	// active are the patches the report was computed from.
+	// active are the patches the report was computed from, and keys
+	// their order keys.
 	active []*kpatch.Patch
+	keys   []kpatch.OrderKey
 }
 
-// FindConflicts finds the conflicts between the active patches of reg.
+// FindConflicts finds the conflicts between the active patches of reg:
+// an override by a later layer or a more specific target is intended and
+// no conflict (kpatch.ConflictsInOrder).
 func FindConflicts(reg *Registry) *ConflictReport {
-	first, total := kpatch.ConflictsUpTo(reg.active, MaxConflicts)
-	return &ConflictReport{First: first, Total: total, active: reg.active}
+	first, total := kpatch.ConflictsInOrder(reg.active, reg.keys, MaxConflicts)
+	return &ConflictReport{First: first, Total: total, active: reg.active, keys: reg.keys}
 }
 
 // covers reports whether r was computed from the same patches as reg
 // applies: the compiler reuses the patch of every file it did not
-// recompile, so a sync that changed no file has the same conflicts.
+// recompile, so a sync that changed no file (nor a layer) has the same
+// conflicts.
 func (r *ConflictReport) covers(reg *Registry) bool {
-	return r != nil && slices.Equal(r.active, reg.active)
+	return r != nil && slices.Equal(r.active, reg.active) && slices.Equal(r.keys, reg.keys)
 }
 
 // newSince returns the conflicts of r that previous did not list.

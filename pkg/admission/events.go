@@ -17,6 +17,9 @@ const (
 	// ReasonPatchConflict: new conflicts that a file of the ConfigMap
 	// wins (Warning).
 	ReasonPatchConflict = "PatchConflict"
+	// ReasonInvalidLayer: a ConfigMap whose label kpatch.dev/layer is not
+	// an integer; its files do not apply (Warning).
+	ReasonInvalidLayer = "InvalidLayer"
 	// ReasonLastGoodNotStored: files whose current version the last
 	// good store cannot hold (Warning).
 	ReasonLastGoodNotStored = "LastGoodNotStored"

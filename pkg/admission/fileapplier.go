@@ -47,7 +47,7 @@ func (f *fileApplier) apply(one []*kpatch.Patch) fileRun {
 		return f.applyChecked(one)
 	}
 	changed, err := f.seq.Apply(p)
-	fr := fileRun{file: p.Name(), err: filePanic(p, err)}
+	fr := fileRun{file: p.Name(), patch: p, err: filePanic(p, err)}
 	switch {
 	case err != nil:
 		fr.result = FileFailed
@@ -69,7 +69,7 @@ func (f *fileApplier) applyChecked(one []*kpatch.Patch) fileRun {
 			err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
 		}
 	}
-	fr := fileRun{file: p.Name(), err: err}
+	fr := fileRun{file: p.Name(), patch: p, err: err}
 	switch {
 	case err != nil:
 		fr.result = FileFailed
@@ -96,7 +96,7 @@ func (f *fileApplier) applyFunc(p *kpatch.Patch, apply func(map[string]any) (map
 			err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
 		}
 	}
-	fr := fileRun{file: p.Name(), err: err}
+	fr := fileRun{file: p.Name(), patch: p, err: err}
 	switch {
 	case err != nil && !(skippedOnly(err) && !sameValue(cur, next)):
 		fr.result = FileFailed

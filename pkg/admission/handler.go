@@ -141,7 +141,8 @@ func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr 
 }
 
 // answer admits the object with its JSONPatch and a warning per failing
-// file, or, in strict mode, denies it if a file failed.
+// file and per ${required} field that nothing set, or, in strict mode,
+// denies it if there is any.
 func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admission.Response, string) {
 	var messages []string
 	for _, f := range run.failed() {
@@ -152,6 +153,7 @@ func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admissi
 		}
 		messages = append(messages, failureMessages(f.err)...)
 	}
+	messages = append(messages, run.missingRequired()...)
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
 		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError

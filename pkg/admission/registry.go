@@ -42,9 +42,21 @@ func (r FileRef) String() string {
 	return r.ConfigMap + "/" + r.Key
 }
 
+// configMapID names the file's ConfigMap: its name, or namespace/name for
+// a tenant's.
+func (r FileRef) configMapID() string {
+	if r.Namespace != "" {
+		return r.Namespace + "/" + r.ConfigMap
+	}
+	return r.ConfigMap
+}
+
 // RegistryFile is one file of a registry.
 type RegistryFile struct {
 	Ref FileRef
+	// Order is where the file applies (order.go): by layer, specificity,
+	// ConfigMap name and key.
+	Order kpatch.OrderKey
 	// Patch is the version that applies: the current content, or the
 	// stored last good one when the current content is refused (LastGood).
 	// Nil when no version applies.
@@ -66,13 +78,16 @@ type RegistryFile struct {
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
 
-// Registry is one compiled state of the registry: every file in order
-// (ConfigMap name, then key), indexed by the kinds its headers target and,
+// Registry is one compiled state of the registry: every file, in
+// ConfigMap name and key order, and the files that apply in the order they
+// apply (RegistryFile.Order: layer, specificity, ConfigMap name, key),
+// indexed by the kinds its headers target and,
 // within a kind, by the names and namespaces they target. It is immutable
 // and safe for concurrent use.
 type Registry struct {
 	files  []RegistryFile
 	active []*kpatch.Patch
+	keys   []kpatch.OrderKey // of the active patches
 	byKind map[string]*kindIndex
 	// order is each active patch's position in registry order; used only
 	// to merge in the patches of kind globs that may match any kind of a
@@ -87,15 +102,13 @@ type Registry struct {
 	replacements *replacementIndex
 }
 
-// NewRegistry indexes files, which are in order, by kind, name and
-// namespace.
+// NewRegistry sorts the files that apply by their Order and indexes them
+// by kind, name and namespace.
 func NewRegistry(files []RegistryFile) *Registry {
 	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[*kpatch.Patch]int{}}
-	for _, f := range files {
-		if f.Patch == nil {
-			continue
-		}
+	for _, f := range applyOrder(files) {
 		r.active = append(r.active, f.Patch)
+		r.keys = append(r.keys, f.Order)
 		r.order[f.Patch] = len(r.active)
 		r.addValues(f)
 		if f.Replacements != nil {
@@ -166,8 +179,11 @@ func (r *Registry) kind(kind string) *kindIndex {
 	return r.byKind[strings.ToLower(kind)]
 }
 
-// Files returns the registry's files in order.
+// Files returns the registry's files in ConfigMap name and key order.
 func (r *Registry) Files() []RegistryFile { return slices.Clone(r.files) }
+
+// Applied returns the files that apply, in the order they apply.
+func (r *Registry) Applied() []RegistryFile { return applyOrder(r.files) }
 
 // Active returns how many files apply.
 func (r *Registry) Active() int { return len(r.active) }

@@ -159,11 +159,11 @@ func TestReplacementsFileAtomic(t *testing.T) {
 }
 
 // TestReplacementsRegistryOrder: files apply in registry order, a
-// replacements file seeing what the files before it wrote, and the files
-// after it seeing its result.
+// replacements file (ranked kind.* by its select) seeing what the files
+// before it wrote, and the files after it seeing its result.
 func TestReplacementsRegistryOrder(t *testing.T) {
 	h := replHandler(t, map[string]string{
-		"a-tag.kpatch": "[deployment.web.containers.name=app]\nimage.tag: \"1.27\"\n",
+		"a-tag.kpatch": "[deployment.*.containers.name=app]\nimage.tag: \"1.27\"\n",
 		"b-repl.yaml": `replacements:
 - source: {kind: Deployment, fieldPath: spec.template.spec.containers.0.image, options: {delimiter: ':', index: 1}}
   targets:

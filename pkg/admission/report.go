@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -53,6 +54,10 @@ func (w *Watcher) logProblem(p Problem) (reason, item string) {
 	if p.Err == nil {
 		w.Log.Info("registry file compiles again", "file", p.Ref.String())
 		return ReasonPatchCompiled, p.Ref.Key + " compiles again and applies"
+	}
+	if errors.Is(p.Err, ErrInvalidLayer) {
+		w.Log.Error(p.Err, "registry file refused: its ConfigMap's layer label is invalid", "file", p.Ref.String())
+		return ReasonInvalidLayer, fmt.Sprintf("%s does not apply: %v", p.Ref.Key, p.Err)
 	}
 	kept := "it has no stored last good version, so it does not apply"
 	switch {

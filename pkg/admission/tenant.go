@@ -64,16 +64,6 @@ func (c *Compiler) inLimitOrder(cms []corev1.ConfigMap) []corev1.ConfigMap {
 	return cms
 }
 
-// inRegistryOrder moves the tenants' files, which the build took last,
-// before the registry namespace's: admin files apply last and win.
-func inRegistryOrder(files []RegistryFile) []RegistryFile {
-	tenants := slices.IndexFunc(files, func(f RegistryFile) bool { return f.Ref.Namespace != "" })
-	if tenants <= 0 {
-		return files
-	}
-	return append(slices.Clone(files[tenants:]), files[:tenants]...)
-}
-
 // compileTenant parses a tenant's file, holds its targets to its
 // namespace and compiles it.
 func compileTenant(ref FileRef, src string) (*kpatch.Patch, error) {

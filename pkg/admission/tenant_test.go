@@ -71,7 +71,7 @@ func TestTenantPatchesItsOwnNamespaceOnly(t *testing.T) {
 		}
 	}
 	var order []string
-	for _, f := range reg.Files() {
+	for _, f := range reg.Applied() {
 		order = append(order, f.Ref.String())
 	}
 	if got := strings.Join(order, ","); got != "team-a/mine/t.kpatch,admin/a.kpatch" {

@@ -31,6 +31,8 @@ type section struct {
 	kinds     []*kindSchema // the schemas of the versions the target can match
 	ops       []*operation
 	merge     *mergeOp // a strategic or JSON merge patch instead of ops
+	// required are the entries written ${required}: checked, not applied
+	required []*operation
 	// checked is how many of each operation's schemas Compile and Check
 	// hold the operation to: the current versions of the kind, which
 	// come first (see docs/format.md).
@@ -199,6 +201,7 @@ func compileSection(s *Section) *section {
 			r := combine(s.Path, hdr, e.Key)
 			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r) })
 		}
+		cs.ops, cs.required = splitRequired(cs.ops, s.Entries)
 	}
 	return cs
 }
@@ -328,7 +331,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 		return pl
 	}
 	pl.resolve(ks, s, r)
-	if pl.err == nil && e != nil && pl.act != actDelete {
+	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
 		pl.setValue(&e.Value, e.ValueCol)
 	}
 	return pl
@@ -365,6 +368,9 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 		if sub.checkRoute(&build[i]) {
 			sub.steps = slices.Clone(build[i].steps)
 			sub.resolveTypes(pl.leaf)
+		}
+		if sub.err == nil && e.Value.Required {
+			sub.fail(e.ValueCol, errRequiredHere)
 		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol)

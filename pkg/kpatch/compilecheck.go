@@ -25,7 +25,7 @@ func (p *Patch) problems() ErrorList {
 			}
 			continue
 		}
-		for _, op := range s.ops {
+		for _, op := range slices.Concat(s.ops, s.required) {
 			if err := op.problem(s.checked); err != nil {
 				errs = append(errs, s.namingKinds(err).parseError(p.name))
 			}

@@ -44,6 +44,10 @@ type write struct {
 	path   string
 	value  any
 	pos    Position
+	// steps reach the field, for an entry's scalar value (the useless
+	// override check reads the field with them); nil for a value of a
+	// map or list and for a merge patch.
+	steps []step
 }
 
 // Conflicts finds, across files in their apply order, the fields that two
@@ -64,24 +68,7 @@ func Conflicts(patches []*Patch) []*Conflict {
 // number of fields the files set, plus the conflicts it returns: writes
 // are indexed by kind and full path, then by target, and counted by value.
 func ConflictsUpTo(patches []*Patch, limit int) (first []*Conflict, total int) {
-	idx := conflictIndex{}
-	seq := 0
-	for _, p := range patches {
-		mine := p.constantWrites()
-		for i := range mine {
-			w := &mine[i]
-			n, b := idx.count(w)
-			total += n
-			if n > 0 && (limit < 0 || len(first) < limit) {
-				first = b.conflicts(w, first, limit)
-			}
-		}
-		for i := range mine {
-			idx.add(&mine[i], seq)
-			seq++
-		}
-	}
-	return first, total
+	return ConflictsInOrder(patches, nil, limit)
 }
 
 // constantWrites lists the constant fields the patch sets, with full
@@ -155,7 +142,7 @@ func appendPlanWrites(out []write, s *section, k kindPlans, pl *plan, file strin
 			})
 			continue
 		}
-		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos})
+		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos, steps: pl.steps})
 	}
 	return out
 }

@@ -32,8 +32,10 @@ func TestConflicts(t *testing.T) {
 	want := []string{
 		`a.kpatch:2:1: spec.replicas set to 3, but b.yaml:1:3 sets it to 5 (the later file wins)`,
 		`a.kpatch:5:1: spec.template.spec.containers[name=main].resources.limits.cpu set to "500m", but b.yaml:1:3 sets it to "1" (the later file wins)`,
-		`b.yaml:1:3: spec.replicas set to 5, but c.kpatch:2:1 sets it to 9 (the later file wins)`,
 	}
+	// c's [deployment.api] is more specific than b's [deployment.*]: an
+	// intended override; a's [deployment.web] is more specific than b's
+	// target, which the order given makes win: a conflict
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("conflicts:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
@@ -91,6 +93,7 @@ func TestConflictsCountsLikeComparing(t *testing.T) {
 		"[deployment(example.com).web]\nreplicas: 8\n",
 		"[deployment.api]\nreplicas: 9\n",
 		"[deployment.web]\nlabels.team: x\nreplicas: 3\n",
+		"[deployment.*]\nreplicas: 10\n", // after more specific targets: conflicts with them
 	}
 	var patches []*Patch
 	for i, src := range srcs {
@@ -118,7 +121,8 @@ func naiveConflicts(patches []*Patch) int {
 		mine := p.writes()
 		for _, w := range mine {
 			for _, e := range seen {
-				if e.path == w.path && e.pos.File != w.pos.File && mayOverlap(&e.target, &w.target) && !equalValue(e.value, w.value) {
+				if e.path == w.path && e.pos.File != w.pos.File && mayOverlap(&e.target, &w.target) && !equalValue(e.value, w.value) &&
+					e.target.Specificity().Compare(w.target.Specificity()) >= 0 {
 					n++
 				}
 			}

@@ -27,6 +27,7 @@ type writeBucket struct {
 // writes pairwise.
 type targetWrites struct {
 	target      Target
+	spec        Specificity // the target's
 	writes      []seqWrite
 	byValue     map[string]int
 	byFile      map[string]int
@@ -54,7 +55,7 @@ func (idx conflictIndex) add(w *write, seq int) {
 	}
 	t := b.byTarget[w.target]
 	if t == nil {
-		t = &targetWrites{target: w.target, byValue: map[string]int{}, byFile: map[string]int{}, byFileValue: map[[2]string]int{}}
+		t = &targetWrites{target: w.target, spec: w.target.Specificity(), byValue: map[string]int{}, byFile: map[string]int{}, byFileValue: map[[2]string]int{}}
 		b.byTarget[w.target] = t
 		if w.target.NameLiteral {
 			b.byName[w.target.Name] = append(b.byName[w.target.Name], t)
@@ -83,10 +84,13 @@ func (idx conflictIndex) count(w *write) (int, *writeBucket) {
 	return n, b
 }
 
-// overlapping calls f with each target of the bucket that may overlap w's.
+// overlapping calls f with each target of the bucket that may overlap w's
+// and is at least as specific: a write to a more specific target than the
+// earlier one overrides it on purpose.
 func (b *writeBucket) overlapping(w *write, f func(*targetWrites)) {
+	spec := w.target.Specificity()
 	visit := func(t *targetWrites) {
-		if mayOverlap(&t.target, &w.target) {
+		if mayOverlap(&t.target, &w.target) && t.spec.Compare(spec) >= 0 {
 			f(t)
 		}
 	}

@@ -77,7 +77,11 @@ func TestConflictsExpandWorkloadAndAllContainers(t *testing.T) {
 	b := mustPatch(t, "b", "[deployment.web.containers[name=main]]\nimagePullPolicy: Never\n")
 	c := mustPatch(t, "c", "[*Job.web]\nlabels.x: y\n")
 	d := mustPatch(t, "d", "[cronjob.web]\nlabels.x: z\n")
-	got := Conflicts([]*Patch{a, b, c, d})
+	if got := Conflicts([]*Patch{a, b, c, d}); len(got) != 0 {
+		t.Fatalf("a more specific target overrides a kind set or glob on purpose, got conflicts: %v", got)
+	}
+	// the other way round, the generic file wins over the specific one
+	got := Conflicts([]*Patch{b, a, d, c})
 	if len(got) != 2 {
 		t.Fatalf("got %d conflicts, want 2: %v", len(got), got)
 	}

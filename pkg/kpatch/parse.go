@@ -13,6 +13,8 @@ type File struct {
 	// Merges are the strategic and JSON merge patches of a YAML patch
 	// file; they apply before the sections.
 	Merges []*MergeEntry
+	// Layer is the file's `# kpatch:layer: N` line (layer.go).
+	Layer FileLayer
 }
 
 // Section is a header and the entries below it.
@@ -43,6 +45,7 @@ const maxLineBytes = 1 << 20
 // an ErrorList of *ParseError holding every problem of the file.
 func Parse(name string, src []byte) (*File, error) {
 	p := &lineParser{file: &File{Name: name}}
+	p.file.Layer = p.readLayer(src)
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	for lineNo := 1; len(src) > 0; lineNo++ {
 		var line []byte

@@ -25,6 +25,10 @@ type Value struct {
 	// Tree is a map or list value, which only YAML patch files have; its
 	// strings may hold variables.
 	Tree any
+	// Required marks a value written ${required} ($required in YAML): the
+	// entry sets nothing, and the field must hold a value once every
+	// file has applied (required.go).
+	Required bool
 
 	src *treeSource // where Tree's nodes are in a YAML patch file
 }
@@ -63,6 +67,9 @@ func (v *Value) wholeVar() *VarRef {
 func parseValue(text string, col int) (Value, *problem) {
 	if text == "" || text[0] == '#' {
 		return Value{}, nil
+	}
+	if v, ok := requiredValue(text); ok {
+		return v, nil
 	}
 	switch text[0] {
 	case '"', '\'':

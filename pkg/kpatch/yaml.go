@@ -47,12 +47,16 @@ func ParseAny(name string, src []byte) (*File, error) {
 // here. Every problem is reported with its position, as for Parse.
 func ParseYAML(name string, src []byte) (*File, error) {
 	p := &yamlParser{file: &File{Name: name}}
+	p.file.Layer = p.readLayer(src)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		p.fail(nil, errorf(ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: ")))
 		return nil, p.errs
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
+		if len(p.errs) > 0 {
+			return nil, p.errs
+		}
 		return p.file, nil // an empty file patches nothing
 	}
 	if err := checkAliases(&doc); err != nil {
@@ -149,6 +153,10 @@ func (p *yamlParser) mergeEntry(item *yaml.Node, target Target, pos Position, pa
 		p.fail(patch, errorf(ErrValue, "a %s patch is a map: part of the object", kind))
 		return
 	}
+	if treeHasRequired(m) {
+		p.fail(patch, errRequiredInTree)
+		return
+	}
 	p.file.Merges = append(p.file.Merges, &MergeEntry{Target: target, Strategic: kind == "strategic", Patch: m,
 		Line: item.Line, Col: item.Column, targetPos: pos, src: src})
 }
@@ -232,10 +240,16 @@ func kindOffset(t *Target) int {
 // yamlValue turns a YAML node into an entry value: a scalar, a template,
 // or a structured tree (whose strings may hold variables).
 func yamlValue(n *yaml.Node) (Value, *problem) {
+	if v, ok := yamlRequiredValue(n); ok {
+		return v, nil
+	}
 	if n.Kind != yaml.ScalarNode {
 		tree, src, err := yamlData(n)
 		if err != nil {
 			return Value{}, err
+		}
+		if treeHasRequired(tree) {
+			return Value{}, errRequiredInTree
 		}
 		return Value{Tree: tree, src: src}, nil
 	}

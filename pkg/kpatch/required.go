@@ -1,0 +1,287 @@
+package kpatch
+
+import (
+	"errors"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ErrRequired is a field that a patch file marks ${required} (in a YAML
+// patch file, $required) and that the object does not hold once every
+// file has applied: a later layer, or the object itself, was to set it.
+var ErrRequired = errors.New("required field not set")
+
+// requiredMarkers are the values that mark a field as required: in a
+// .kpatch file, ${required}, quoted or not; in a YAML patch file, the
+// string $required (or ${required}).
+var requiredMarkers = []string{"${required}", `"${required}"`, "'${required}'"}
+
+// requiredValue returns the value of an entry written ${required}.
+func requiredValue(text string) (Value, bool) {
+	raw := stripComment(text)
+	for _, m := range requiredMarkers {
+		if raw == m {
+			return Value{Raw: raw, Required: true}, true
+		}
+	}
+	return Value{}, false
+}
+
+// yamlRequiredValue returns the value of a YAML field entry written
+// $required or ${required}.
+func yamlRequiredValue(n *yaml.Node) (Value, bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && (n.Value == "$required" || n.Value == "${required}") {
+		return Value{Raw: n.Value, Required: true}, true
+	}
+	return Value{}, false
+}
+
+// errRequiredHere is a ${required} where no field is set: in an item an
+// insertion builds, or with a delete.
+var errRequiredHere = errorf(ErrSyntax, "${required} marks a field of the object that a later layer must set; it cannot be part of an insertion or a delete")
+
+// splitRequired moves the operations of the entries written ${required}
+// (ops[i] is the operation of entries[i]) out of the ones that apply: they
+// set nothing, and are checked once every file has applied.
+func splitRequired(ops []*operation, entries []*Entry) (apply, required []*operation) {
+	for i, op := range ops {
+		if !entries[i].Value.Required {
+			apply = append(apply, op)
+			continue
+		}
+		for _, pl := range append([]*plan{op.generic}, op.schemas...) {
+			if pl.act != actSet {
+				pl.fail(pl.col, errRequiredHere)
+			}
+		}
+		required = append(required, op)
+	}
+	return apply, required
+}
+
+// Required reports whether the patch marks fields ${required}.
+func (p *Patch) Required() bool {
+	for _, s := range p.sections {
+		if len(s.required) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MissingRequired returns an *ApplyError wrapping ErrRequired for each
+// field the patch marks ${required}, in a section whose target matches
+// ref, that obj does not hold (absent, or null). obj is the object once
+// every file has applied; ref is the object as the files matched it. A
+// path through a list must reach a value in every item it selects; a
+// selector that matches no item reaches nothing.
+func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef) []error {
+	var out []error
+	for _, s := range p.sections {
+		if len(s.required) == 0 || !s.target.Matches(ref) {
+			continue
+		}
+		for _, op := range s.required {
+			pl := s.planFor(op, ref)
+			if pl == nil || pl.err != nil {
+				continue // the entry is not for the object's kind
+			}
+			if r := reachSteps(obj, pl.steps); r.missing > 0 {
+				out = append(out, &ApplyError{
+					Pos: Position{File: p.name, Line: pl.line, Column: pl.col}, Object: ref.String(), Err: ErrRequired,
+					Msg: fmt.Sprintf("%s is ${required}: a later layer or the object itself must set it, and nothing did", pathText(pl.steps)),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// CheckRequired returns the errors of MissingRequired of every patch, in
+// order: the fields the patches require that obj does not hold.
+func CheckRequired(obj map[string]any, ref ObjectRef, patches []*Patch) ErrorList {
+	var out ErrorList
+	for _, p := range patches {
+		out = append(out, p.MissingRequired(obj, &ref)...)
+	}
+	return out
+}
+
+// reach counts the places a path reaches: those holding a value, and
+// those where the path stops short (a field absent or null, an index past
+// the end, a selector that matches nothing).
+type reach struct {
+	present, missing int
+	values           []any // the values present
+}
+
+func (r *reach) add(o reach) {
+	r.present += o.present
+	r.missing += o.missing
+	r.values = append(r.values, o.values...)
+}
+
+// reachSteps reads, without changing anything, what a compiled path
+// reaches in v.
+func reachSteps(v any, steps []step) reach {
+	if len(steps) == 0 {
+		if v == nil {
+			return reach{missing: 1}
+		}
+		return reach{present: 1, values: []any{v}}
+	}
+	rest := steps[1:]
+	switch x := steps[0].(type) {
+	case *fieldStep:
+		return reachField(v, x.name, rest)
+	case itemsFieldStep:
+		return reachField(v, x.name, rest)
+	case keyStep:
+		return reachField(v, x.text, rest)
+	case imagePartStep:
+		return reachImagePart(v, x.name, rest)
+	case maybeImagePartStep:
+		return reachImagePart(v, x.name, rest)
+	case *indexStep:
+		return reachIndex(v, x, rest)
+	case *selectStep:
+		return reachItems(v, &x.match, rest)
+	case *allStep:
+		return reachItems(v, nil, rest)
+	case *allContainersStep:
+		return reachAllContainers(v, x, rest)
+	}
+	return reach{missing: 1}
+}
+
+// reachField reads a map's key, or the field of every item of a list.
+func reachField(v any, name string, rest []step) reach {
+	switch x := v.(type) {
+	case map[string]any:
+		return reachSteps(x[name], rest)
+	case []any:
+		var r reach
+		for _, it := range x {
+			r.add(reachField(it, name, rest))
+		}
+		return r
+	}
+	return reach{missing: 1}
+}
+
+// reachImagePart reads a part of a string image reference (a field when
+// the value is a map: a custom resource's image.tag).
+func reachImagePart(v any, part string, rest []step) reach {
+	s, ok := v.(string)
+	if !ok {
+		return reachField(v, part, rest)
+	}
+	ref := splitImage(s)
+	text := map[string]string{"registry": ref.registry, "repository": ref.name(), "tag": ref.tag, "digest": ref.digest}[part]
+	if text == "" {
+		return reach{missing: 1}
+	}
+	return reach{present: 1, values: []any{text}}
+}
+
+func reachIndex(v any, x *indexStep, rest []step) reach {
+	switch l := v.(type) {
+	case []any:
+		if x.index < len(l) {
+			return reachSteps(l[x.index], rest)
+		}
+	case map[string]any:
+		return reachSteps(l[x.text], rest)
+	}
+	return reach{missing: 1}
+}
+
+// reachItems reads the items of a list that m selects (every item when m
+// is nil); a selector that matches none is missing.
+func reachItems(v any, m *match, rest []step) reach {
+	l, ok := v.([]any)
+	if !ok {
+		if v == nil && m == nil {
+			return reach{}
+		}
+		return reach{missing: 1}
+	}
+	var r reach
+	found := false
+	for _, it := range l {
+		if m == nil || m.matches(it) {
+			found = true
+			r.add(reachSteps(it, rest))
+		}
+	}
+	if m != nil && !found {
+		r.missing++
+	}
+	return r
+}
+
+// reachAllContainers reads the container lists of a pod spec that exist;
+// a selector must match in one of them.
+func reachAllContainers(v any, x *allContainersStep, rest []step) reach {
+	spec, ok := v.(map[string]any)
+	if !ok {
+		return reach{missing: 1}
+	}
+	sel, _ := firstStep(rest).(*selectStep)
+	var r reach
+	found := false
+	for _, name := range x.lists() {
+		l, ok := spec[name].([]any)
+		if !ok {
+			continue
+		}
+		if sel == nil {
+			r.add(reachSteps(l, rest))
+			continue
+		}
+		for _, it := range l {
+			if sel.match.matches(it) {
+				found = true
+				r.add(reachSteps(it, rest[1:]))
+			}
+		}
+	}
+	if sel != nil && !found {
+		r.missing++
+	}
+	return r
+}
+
+func firstStep(steps []step) step {
+	if len(steps) == 0 {
+		return nil
+	}
+	return steps[0]
+}
+
+// errRequiredInTree is $required inside a map or list value, or in a
+// merge patch: it marks the whole value of a field entry only.
+var errRequiredInTree = errorf(ErrValue, "$required stands alone as the value of a field entry (key: $required); it cannot be part of a map, a list or a merge patch")
+
+// treeHasRequired reports whether a map or list value holds the string
+// $required or ${required} anywhere.
+func treeHasRequired(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if treeHasRequired(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if treeHasRequired(e) {
+				return true
+			}
+		}
+	case string:
+		return x == "$required" || x == "${required}"
+	}
+	return false
+}
