@@ -13,6 +13,9 @@ type File struct {
 	// Merges are the strategic and JSON merge patches of a YAML patch
 	// file; they apply before the sections.
 	Merges []*MergeEntry
+	// Metadata is what the file says about itself (enabled, requires,
+	// conflicts, description).
+	Metadata Metadata
 }
 
 // Section is a header and the entries below it.
@@ -92,7 +95,9 @@ func (p *lineParser) line(lineNo int, line []byte) {
 	body := text[indent:]
 	col := indent + 1
 	switch {
-	case body == "" || body[0] == '#':
+	case body == "":
+	case body[0] == '#':
+		p.comment(lineNo, body, col)
 	case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
 		p.header(lineNo, body, col)
 	default:
