@@ -33,21 +33,24 @@ func (r *objectReport) add(f *fileReport) { r.Files = append(r.Files, f) }
 type fileReport struct {
 	File string `json:"file" yaml:"file"`
 	// Position is the file's place in the order the files apply, from 1.
-	Position int            `json:"position" yaml:"position"`
-	Result   string         `json:"result" yaml:"result"`
-	Changes  []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
-	Errors   []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+	Position int `json:"position" yaml:"position"`
+	// Description is the file's description: metadata, if any.
+	Description string         `json:"description,omitempty" yaml:"description,omitempty"`
+	Result      string         `json:"result" yaml:"result"`
+	Changes     []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors      []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
 }
 
 // fileOrder is where a file stands in the order the files apply: what
 // every report of the file starts with.
 type fileOrder struct {
-	file     string
-	position int
+	file        string
+	position    int
+	description string
 }
 
 func (o fileOrder) report(result string) *fileReport {
-	return &fileReport{File: o.file, Position: o.position, Result: result}
+	return &fileReport{File: o.file, Position: o.position, Description: o.description, Result: result}
 }
 
 // The operations of a fieldChange, as RFC 6902 names them.

@@ -54,6 +54,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for i, f := range files {
 		ord := fileOrder{file: f.name(), position: i + 1}
 		if f.patch != nil {
+			ord.description = f.patch.Metadata().Description
 			t.patch(f.patch, ord)
 		} else {
 			t.replace(f.repl, ord)

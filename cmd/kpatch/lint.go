@@ -192,16 +192,22 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		}
 		all = files
 	}
+	var given patchFiles
+	var broken []string
 	for _, name := range r.patches.files {
 		files, err := loadPatches([]string{name}, r.src, r.patches.vars, found)
 		if err != nil {
 			return nil, err
 		}
+		if len(files) == 0 && name != stdinName {
+			broken = append(broken, name) // standard input has no name to require
+		}
 		for _, f := range files {
 			r.check(f, found)
 		}
-		all = append(all, files...)
+		given = append(given, files...)
 	}
+	all = append(all, given.relate(found, r.patches.vars != nil, broken...)...)
 	for _, c := range kpatch.Conflicts(all.patches()) {
 		found.error(c)
 	}

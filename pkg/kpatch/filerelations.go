@@ -2,6 +2,7 @@ package kpatch
 
 import (
 	"container/heap"
+	"errors"
 	"strings"
 )
 
@@ -220,10 +221,14 @@ func (r *Relations) requiresPos(i, j int) Position {
 }
 
 func asList(err error) ErrorList {
-	if err == nil {
-		return nil
+	var list ErrorList
+	switch {
+	case err == nil:
+	case errors.As(err, &list):
+	default:
+		list = ErrorList{err}
 	}
-	return err.(ErrorList)
+	return list
 }
 
 // intHeap is a min-heap of member indexes.

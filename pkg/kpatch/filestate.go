@@ -33,7 +33,7 @@ func (r *Relations) Check(states []State) []error {
 		for _, j := range r.Requires[i] {
 			switch {
 			case errs[j] != nil && r.Errs[i] == nil: // a cycle's members report the cycle alone
-				list = append(list, metaError(r.requiresPos(i, j), ErrRequirement, "requires %s, which does not apply: its metadata fails", r.members[j].File))
+				list = append(list, metaError(r.requiresPos(i, j), ErrRequirement, "requires %s, which does not apply", r.members[j].File))
 			case states[j] == Disabled:
 				list = append(list, metaError(r.requiresPos(i, j), ErrRequirement, "requires %s, which is disabled (%s)", r.members[j].File, r.enabledText(j)))
 			}

@@ -233,7 +233,7 @@ func TestRelateStates(t *testing.T) {
 		"cm/team.kpatch:1:20: requires cm/base.kpatch, which is disabled (enabled: false at line 1)",
 		"",
 		"cm/old.kpatch:1:21: cm/old.kpatch and cm/new.kpatch conflict, and both are enabled: cm/new.kpatch applies, cm/old.kpatch does not",
-		"cm/later.kpatch:1:20: requires cm/team.kpatch, which does not apply: its metadata fails",
+		"cm/later.kpatch:1:20: requires cm/team.kpatch, which does not apply",
 	}
 	for i, err := range errs {
 		got := ""
