@@ -35,7 +35,8 @@ var errRegistry = errors.New("invalid registry manifest")
 
 // load reads the registry ConfigMaps and compiles them as the webhook's
 // compiler does (pkg/admission.Compiler): ConfigMaps in name order, keys
-// in order, each file bound to its ConfigMap's values. The webhook's
+// in order, each file bound to its ConfigMap's values, ordered and
+// enabled by the files' metadata. The webhook's
 // limits do not apply (they are flags of its deployment), nor does a
 // stored last good version: a file that does not compile is a problem,
 // reported as the webhook reports it (ConfigMap/key:line:column). An
@@ -60,7 +61,9 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 			found.error(f.Err)
 			continue
 		}
-		out = append(out, patchFile{patch: f.Patch})
+		if !f.Disabled {
+			out = append(out, patchFile{patch: f.Patch})
+		}
 	}
 	return out, nil
 }

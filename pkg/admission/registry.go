@@ -48,6 +48,9 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
+	// Disabled says that Patch's enabled: metadata is false with its
+	// ConfigMap's values: the file does not apply.
+	Disabled bool
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
@@ -69,6 +72,9 @@ type Registry struct {
 	// (per-namespace values, built-ins), with the bindings made so far.
 	values map[*kpatch.Patch]*fileValues
 	bound  *boundCache
+	// meta are the active patches whose metadata ask something of each
+	// object (relateFiles).
+	meta map[*kpatch.Patch]*fileMeta
 }
 
 // NewRegistry indexes files, which are in order, by kind, name and
@@ -76,7 +82,7 @@ type Registry struct {
 func NewRegistry(files []RegistryFile) *Registry {
 	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[*kpatch.Patch]int{}}
 	for _, f := range files {
-		if f.Patch == nil {
+		if f.Patch == nil || f.Disabled {
 			continue
 		}
 		r.active = append(r.active, f.Patch)
