@@ -19,6 +19,12 @@ import (
 // broken names the files that did not compile (reported already): they
 // do not apply, and the files that require them fail.
 func (fs patchFiles) relate(found *findings, evaluate bool, broken ...string) patchFiles {
+	out, _ := fs.relations(found, evaluate, broken...)
+	return out
+}
+
+// relations is relate, and the relations of the files.
+func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string) (patchFiles, *kpatch.Relations) {
 	members := make([]kpatch.Member, len(fs), len(fs)+len(broken))
 	states := make([]kpatch.State, len(fs), len(fs)+len(broken))
 	for i, f := range fs {
@@ -44,7 +50,7 @@ func (fs patchFiles) relate(found *findings, evaluate bool, broken ...string) pa
 			out = append(out, fs[i])
 		}
 	}
-	return out
+	return out, rel
 }
 
 // errDoesNotCompile marks the files that relate is given by name alone.

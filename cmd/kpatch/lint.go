@@ -207,9 +207,12 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		}
 		given = append(given, files...)
 	}
-	all = append(all, given.relate(found, r.patches.vars != nil, broken...)...)
+	related, rel := given.relations(found, r.patches.vars != nil, broken...)
+	all = append(all, related...)
 	for _, c := range kpatch.Conflicts(all.patches()) {
-		found.error(c)
+		if rel == nil || !rel.BuildsOn(c.Later.File, c.Earlier.File) {
+			found.error(c)
+		}
 	}
 	return all, nil
 }

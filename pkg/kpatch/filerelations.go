@@ -244,3 +244,37 @@ func (h *intHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// BuildsOn reports whether the file named later requires the file named
+// earlier, directly or through other files: a field it sets over the
+// other's is what it means to do, not a conflict. Names are Member.File.
+func (r *Relations) BuildsOn(later, earlier string) bool {
+	from, to := -1, -1
+	for i, m := range r.members {
+		switch m.File {
+		case later:
+			from = i
+		case earlier:
+			to = i
+		}
+	}
+	if from < 0 || to < 0 {
+		return false
+	}
+	seen := map[int]bool{from: true}
+	stack := []int{from}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, j := range r.Requires[cur] {
+			if j == to {
+				return true
+			}
+			if !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	return false
+}
