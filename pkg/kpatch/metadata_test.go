@@ -254,3 +254,14 @@ func TestRelateStates(t *testing.T) {
 		}
 	}
 }
+
+func TestRelationsBuildsOn(t *testing.T) {
+	r := Relate(members(t,
+		[2]string{"cm/a.kpatch", ""},
+		[2]string{"cm/b.kpatch", "# kpatch:requires: a\n"},
+		[2]string{"cm/c.kpatch", "# kpatch:requires: b\n"},
+	))
+	if !r.BuildsOn("cm/c.kpatch", "cm/a.kpatch") || !r.BuildsOn("cm/b.kpatch", "cm/a.kpatch") || r.BuildsOn("cm/a.kpatch", "cm/c.kpatch") || r.BuildsOn("cm/x", "cm/a.kpatch") {
+		t.Error("BuildsOn")
+	}
+}
