@@ -53,6 +53,9 @@ func writeExplainText(w io.Writer, r *explainReport) error {
 		}
 		for _, f := range o.Files {
 			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, resultNotes[f.Result])
+			if f.Description != "" && f.Result != resultUnmatched {
+				fmt.Fprintf(bw, "       # %s\n", f.Description)
+			}
 			for _, c := range f.Changes {
 				fmt.Fprintf(bw, "       %s\n", changeText(c))
 			}

@@ -34,10 +34,12 @@ type fileReport struct {
 	File string `json:"file" yaml:"file"`
 	// Position is the file's place in the order the files apply, from 1.
 	Position int `json:"position" yaml:"position"`
-	// Layer and Specificity are what placed a patch file there (absent
-	// for a replacements file, which stays where it was given).
-	Layer       *int           `json:"layer,omitempty" yaml:"layer,omitempty"`
-	Specificity string         `json:"specificity,omitempty" yaml:"specificity,omitempty"`
+	// Layer and Specificity are what placed the file there (a
+	// replacements file ranks by its targets' selects).
+	Layer       *int   `json:"layer,omitempty" yaml:"layer,omitempty"`
+	Specificity string `json:"specificity,omitempty" yaml:"specificity,omitempty"`
+	// Description is the file's description: metadata, if any.
+	Description string         `json:"description,omitempty" yaml:"description,omitempty"`
 	Result      string         `json:"result" yaml:"result"`
 	Changes     []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
 	Errors      []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
@@ -46,13 +48,14 @@ type fileReport struct {
 // fileOrder is where a file stands in the order the files apply: what
 // every report of the file starts with.
 type fileOrder struct {
-	file     string
-	position int
-	key      *kpatch.OrderKey // nil for a replacements file
+	file        string
+	position    int
+	key         *kpatch.OrderKey
+	description string
 }
 
 func (o fileOrder) report(result string) *fileReport {
-	r := &fileReport{File: o.file, Position: o.position, Result: result}
+	r := &fileReport{File: o.file, Position: o.position, Description: o.description, Result: result}
 	if o.key != nil {
 		layer := o.key.Layer
 		r.Layer, r.Specificity = &layer, o.key.Specificity.String()

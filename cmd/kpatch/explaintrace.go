@@ -52,9 +52,9 @@ func newTracer(docs []*document, opts kpatch.ApplyOptions) *tracer {
 // trace runs every file in order and returns the reports of the objects.
 func (t *tracer) trace(files patchFiles) []*objectReport {
 	for i, f := range files {
-		ord := fileOrder{file: f.name(), position: i + 1}
+		ord := fileOrder{file: f.name(), position: i + 1, key: &f.order}
 		if f.patch != nil {
-			ord.key = &f.order
+			ord.description = f.patch.Metadata().Description
 			t.patch(f.patch, ord)
 		} else {
 			t.replace(f.repl, ord)

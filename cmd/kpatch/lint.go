@@ -209,19 +209,28 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		}
 		all = files
 	}
+	var given patchFiles
+	var broken []string
 	for _, name := range r.patches.files {
 		files, err := loadPatches([]string{name}, r.src, r.patches.vars, found)
 		if err != nil {
 			return nil, err
 		}
+		if len(files) == 0 && name != stdinName {
+			broken = append(broken, name) // standard input has no name to require
+		}
 		for _, f := range files {
 			r.check(f, found)
 		}
-		all = append(all, files...)
+		given = append(given, files...)
 	}
-	all = all.ordered()
+	related, rel := given.ordered().relations(found, r.patches.vars != nil, broken...)
+	all = append(all, related...)
 	for _, c := range all.conflicts() {
-		found.error(c)
+		// a file that builds on another (requires:) overrides it on purpose
+		if rel == nil || !rel.BuildsOn(c.Later.File, c.Earlier.File) {
+			found.error(c)
+		}
 	}
 	return all, nil
 }

@@ -9,18 +9,22 @@ import (
 // file (.kpatch or YAML patch file) or a replacements file, whose
 // replacements run over every object of the input at once.
 type patchFile struct {
-	patch *kpatch.Patch
-	repl  *replacement.Replacements
+	patch  *kpatch.Patch
+	repl   *replacement.Replacements
+	failed string // the name of a file that did not compile (relate)
 	// order is where a patch file applies (order.go).
 	order kpatch.OrderKey
 }
 
 // name returns the file's name, as messages give it.
 func (f patchFile) name() string {
-	if f.patch != nil {
+	switch {
+	case f.patch != nil:
 		return f.patch.Name()
+	case f.repl != nil:
+		return f.repl.Name()
 	}
-	return f.repl.Name()
+	return f.failed
 }
 
 // patchFiles are the files of a run, in the order they apply.

@@ -12,13 +12,18 @@ type patchInput struct {
 	registry *registryFlags
 }
 
-// load returns the files that compiled, in the order they apply
-// (patchFiles.ordered); their
-// problems go to found. An error is a file that could not be read.
+// load returns the files that compiled and are enabled, in the order
+// they apply (patchFiles.ordered, then requires: metadata moves a file
+// after those it requires); their problems go to found. An error is a
+// file that could not be read.
 func (in *patchInput) load(src fileSource, found *findings) (patchFiles, error) {
 	if in.registry != nil {
 		return in.registry.load(src, found)
 	}
 	files, err := loadPatches(in.files, src, in.vars, found)
-	return files.ordered(), err
+	files = files.ordered()
+	if err != nil || found.failed() {
+		return files, err // nothing applies: the metadata need not be related
+	}
+	return files.relate(found, true), nil
 }

@@ -35,9 +35,10 @@ var errRegistry = errors.New("invalid registry manifest")
 
 // load reads the registry ConfigMaps and compiles them as the webhook's
 // compiler does (pkg/admission.Compiler), each file bound to its
-// ConfigMap's values, and returns them in the order the webhook applies
-// them: by layer (the label kpatch.dev/layer), specificity, ConfigMap
-// name and key. The webhook's
+// ConfigMap's values, and returns those that apply in the order the
+// webhook applies them: by layer (the label kpatch.dev/layer),
+// specificity, ConfigMap name and key, then after the files they
+// require, without the disabled ones. The webhook's
 // limits do not apply (they are flags of its deployment), nor does a
 // stored last good version: a file that does not compile is a problem,
 // reported as the webhook reports it (ConfigMap/key:line:column). An

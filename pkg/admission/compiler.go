@@ -102,6 +102,7 @@ type build struct {
 	c       *Compiler
 	stored  *LastGood
 	files   []RegistryFile
+	pending []pendingFile // of each of files: its state to report
 	want    []storedEntry // what the store should hold
 	changed bool          // want differs from stored
 	budget  int64
@@ -158,6 +159,10 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 			delete(c.files, ref)
 		}
 	}
+	setOrder(b.files, layers)
+	b.inApplyOrder()
+	rel, meta := relateFiles(b.files)
+	b.report()
 	c.values, c.cmValues = b.values, seenValues
 	if b.changed || len(b.want) != stored.Len() {
 		want := make(map[FileRef]StoredFile, len(b.want))
@@ -166,8 +171,8 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 		}
 		b.LastGood = NewLastGood(want)
 	}
-	setOrder(b.files, layers)
-	b.Registry = NewRegistry(b.files)
+	b.Registry = newRegistry(inOrder(b.files, rel.Order))
+	b.Registry.meta, b.Registry.relations = meta, rel
 	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
 	return b.Build
 }
@@ -304,16 +309,55 @@ func (b *build) keep(ref FileRef, f, old StoredFile, hasOld bool) {
 	}
 }
 
-// add appends the file to the registry and records a problem if its state
-// changed.
+// pendingFile is what report needs of a file added to a build.
+type pendingFile struct {
+	cm     *corev1.ConfigMap
+	st     *fileState
+	edited bool
+}
+
+// add appends the file to the registry; report records its problem.
 func (b *build) add(cm *corev1.ConfigMap, st *fileState, f RegistryFile, edited bool) {
 	b.files = append(b.files, f)
-	status := ""
-	if f.Err != nil {
-		status = f.Err.Error()
+	b.pending = append(b.pending, pendingFile{cm, st, edited})
+}
+
+// report records a problem for each file whose state changed, once the
+// metadata of the files are related (relateFiles).
+func (b *build) report() {
+	for i, p := range b.pending {
+		f := &b.files[i]
+		status := ""
+		if f.Err != nil {
+			status = f.Err.Error()
+		}
+		if status != p.st.status || f.Err != nil && (p.edited || f.LastGood != p.st.fellBack) {
+			b.Problems = append(b.Problems, Problem{Ref: f.Ref, ConfigMap: p.cm, Err: f.Err, LastGood: f.LastGood, LastGoodErr: f.LastGoodErr})
+		}
+		p.st.status, p.st.fellBack = status, f.LastGood
 	}
-	if status != st.status || f.Err != nil && (edited || f.LastGood != st.fellBack) {
-		b.Problems = append(b.Problems, Problem{Ref: f.Ref, ConfigMap: cm, Err: f.Err, LastGood: f.LastGood, LastGoodErr: f.LastGoodErr})
+}
+
+// inApplyOrder sorts the files by their order keys (order.go), and what
+// is pending of them with them.
+func (b *build) inApplyOrder() {
+	idx := make([]int, len(b.files))
+	for i := range idx {
+		idx[i] = i
 	}
-	st.status, st.fellBack = status, f.LastGood
+	slices.SortStableFunc(idx, func(i, j int) int { return b.files[i].Order.Compare(b.files[j].Order) })
+	files, pending := make([]RegistryFile, len(idx)), make([]pendingFile, len(idx))
+	for k, i := range idx {
+		files[k], pending[k] = b.files[i], b.pending[i]
+	}
+	b.files, b.pending = files, pending
+}
+
+// inOrder returns files in order, a list of their indexes.
+func inOrder(files []RegistryFile, order []int) []RegistryFile {
+	out := make([]RegistryFile, len(order))
+	for k, i := range order {
+		out[k] = files[i]
+	}
+	return out
 }

@@ -28,8 +28,22 @@ type ConflictReport struct {
 // FindConflicts finds the conflicts between the active patches of reg:
 // an override by a later layer or a more specific target is intended and
 // no conflict (kpatch.ConflictsInOrder).
+// A file that builds on another (requires: it, directly or not) overrides
+// it on purpose: no conflict either (those among the first MaxConflicts
+// are left out of First and Total).
 func FindConflicts(reg *Registry) *ConflictReport {
 	first, total := kpatch.ConflictsInOrder(reg.active, reg.keys, MaxConflicts)
+	if reg.relations != nil {
+		kept := first[:0:0]
+		for _, c := range first {
+			if reg.relations.BuildsOn(c.Later.File, c.Earlier.File) {
+				total--
+				continue
+			}
+			kept = append(kept, c)
+		}
+		first = kept
+	}
 	return &ConflictReport{First: first, Total: total, active: reg.active, keys: reg.keys}
 }
 

@@ -63,18 +63,12 @@ func setOrder(files []RegistryFile, layers map[string]int) {
 	}
 }
 
-// applyOrder returns the files that apply, sorted by their order keys:
-// the order they apply in, a pure function of the registry, the same on
-// every replica.
-func applyOrder(files []RegistryFile) []RegistryFile {
-	out := make([]RegistryFile, 0, len(files))
-	for _, f := range files {
-		if f.Patch != nil {
-			out = append(out, f)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b RegistryFile) int { return a.Order.Compare(b.Order) })
-	return out
+// inApplyOrder sorts the files by their order keys, in place: the order
+// they apply in (before requires: metadata moves a file after the files it
+// requires), a pure function of the registry, the same on every replica.
+func inApplyOrder(files []RegistryFile) []RegistryFile {
+	slices.SortStableFunc(files, func(a, b RegistryFile) int { return a.Order.Compare(b.Order) })
+	return files
 }
 
 // refuse adds a file of a ConfigMap whose layer label is invalid: it does

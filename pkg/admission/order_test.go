@@ -111,3 +111,64 @@ func TestConflictsFollowLayers(t *testing.T) {
 		t.Errorf("keys %v", keys)
 	}
 }
+
+// TestRequiresComesAfterTheKey: a file applies after the files it
+// requires, even one of a higher layer; the others keep their keys' order.
+func TestRequiresComesAfterTheKey(t *testing.T) {
+	var c Compiler
+	top := configMap("top", map[string]string{"z.kpatch": "[deployment.web]\nlabels.z: top\n"})
+	top.Labels = map[string]string{LayerLabel: "2"}
+	b := c.Build([]corev1.ConfigMap{
+		configMap("base", map[string]string{
+			"a.kpatch": "# kpatch:requires: top/z\n[deployment.*]\nlabels.a: base\n",
+			"b.kpatch": "[deployment.*]\nlabels.b: base\n",
+		}),
+		top,
+	}, nil)
+	var got []string
+	for _, f := range b.Registry.Applied() {
+		got = append(got, f.Ref.String())
+	}
+	if want := "base/b.kpatch,top/z.kpatch,base/a.kpatch"; strings.Join(got, ",") != want {
+		t.Errorf("applied %s, want %s", strings.Join(got, ","), want)
+	}
+	if got := names(b.Registry, "Deployment"); got != "base/b.kpatch,top/z.kpatch,base/a.kpatch" {
+		t.Errorf("the Deployment's patches %s", got)
+	}
+}
+
+// TestConflictsSkipWhatAFileBuildsOn: a file that requires another
+// overrides it on purpose; two unrelated files still conflict.
+func TestConflictsSkipWhatAFileBuildsOn(t *testing.T) {
+	var c Compiler
+	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{
+		"base.kpatch":  "[deployment.web]\nreplicas: 2\n",
+		"team.kpatch":  "# kpatch:requires: base\n[deployment.web]\nreplicas: 3\n",
+		"other.kpatch": "[deployment.web]\nreplicas: 4\n",
+	})}, nil)
+	r := FindConflicts(b.Registry)
+	var got []string
+	for _, c := range r.First {
+		got = append(got, c.Earlier.File+" < "+c.Later.File)
+	}
+	// base, other, team (by key): team over base is meant, the others are not
+	if want := "a/base.kpatch < a/other.kpatch,a/other.kpatch < a/team.kpatch"; strings.Join(got, ",") != want || r.Total != 2 {
+		t.Errorf("conflicts %v (total %d), want %s", got, r.Total, want)
+	}
+}
+
+// TestProblemsNameTheirConfigMapWhateverTheOrder: a problem of a file that
+// the order moves names that file's ConfigMap.
+func TestProblemsNameTheirConfigMapWhateverTheOrder(t *testing.T) {
+	var c Compiler
+	b := c.Build([]corev1.ConfigMap{
+		configMap("a", map[string]string{"x.kpatch": "[deployment.web]\nreplicas: 2\n"}),
+		configMap("b", map[string]string{"y.kpatch": "[deployment.*]\nreplicas: three\n"}),
+	}, nil)
+	if len(b.Problems) != 1 {
+		t.Fatalf("problems %+v", b.Problems)
+	}
+	if p := b.Problems[0]; p.Ref.String() != "b/y.kpatch" || p.ConfigMap.Name != "b" || p.Err == nil {
+		t.Errorf("problem %+v on ConfigMap %s", p, p.ConfigMap.Name)
+	}
+}

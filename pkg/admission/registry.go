@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,6 +43,19 @@ func (r FileRef) String() string {
 	return r.ConfigMap + "/" + r.Key
 }
 
+// compare orders references as the limits take files: the registry
+// namespace's first, then the tenants' by namespace; by ConfigMap name,
+// then key.
+func (r FileRef) compare(o FileRef) int {
+	if (r.Namespace == "") != (o.Namespace == "") {
+		if r.Namespace == "" {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(strings.Compare(r.Namespace, o.Namespace), strings.Compare(r.ConfigMap, o.ConfigMap), strings.Compare(r.Key, o.Key))
+}
+
 // configMapID names the file's ConfigMap: its name, or namespace/name for
 // a tenant's.
 func (r FileRef) configMapID() string {
@@ -74,6 +88,9 @@ type RegistryFile struct {
 	// Patch is then its stand-in, an empty patch of the file's name that
 	// holds its place in registry order. Nil for a patch file.
 	Replacements *replacement.Replacements
+	// Disabled says that Patch's enabled: metadata is false with its
+	// ConfigMap's values: the file does not apply.
+	Disabled bool
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
@@ -100,13 +117,28 @@ type Registry struct {
 	bound  *boundCache
 	// replacements are the replacements files, nil when there are none.
 	replacements *replacementIndex
+	// meta are the active patches whose metadata ask something of each
+	// object (relateFiles).
+	meta map[*kpatch.Patch]*fileMeta
+	// relations are the files' requires: and conflicts:, nil when the
+	// registry was not compiled (NewRegistry).
+	relations *kpatch.Relations
 }
 
-// NewRegistry sorts the files that apply by their Order and indexes them
-// by kind, name and namespace.
+// NewRegistry sorts the files by their Order and indexes those that
+// apply by kind, name and namespace.
 func NewRegistry(files []RegistryFile) *Registry {
+	return newRegistry(inApplyOrder(files))
+}
+
+// newRegistry indexes the files that apply, which are in the order they
+// apply (inApplyOrder, then requires: metadata, relateFiles).
+func newRegistry(files []RegistryFile) *Registry {
 	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[*kpatch.Patch]int{}}
-	for _, f := range applyOrder(files) {
+	for _, f := range files {
+		if f.Patch == nil || f.Disabled {
+			continue
+		}
 		r.active = append(r.active, f.Patch)
 		r.keys = append(r.keys, f.Order)
 		r.order[f.Patch] = len(r.active)
@@ -179,11 +211,24 @@ func (r *Registry) kind(kind string) *kindIndex {
 	return r.byKind[strings.ToLower(kind)]
 }
 
-// Files returns the registry's files in ConfigMap name and key order.
-func (r *Registry) Files() []RegistryFile { return slices.Clone(r.files) }
+// Files returns the registry's files in ConfigMap name and key order (the
+// registry namespace's, then the tenants' by namespace).
+func (r *Registry) Files() []RegistryFile {
+	out := slices.Clone(r.files)
+	slices.SortFunc(out, func(a, b RegistryFile) int { return a.Ref.compare(b.Ref) })
+	return out
+}
 
 // Applied returns the files that apply, in the order they apply.
-func (r *Registry) Applied() []RegistryFile { return applyOrder(r.files) }
+func (r *Registry) Applied() []RegistryFile {
+	out := make([]RegistryFile, 0, len(r.active))
+	for _, f := range r.files {
+		if f.Patch != nil && !f.Disabled {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Active returns how many files apply.
 func (r *Registry) Active() int { return len(r.active) }

@@ -206,10 +206,12 @@ func (r *Registry) addValues(f RegistryFile) {
 
 // bindValues returns the patches bound to the values of the object: the
 // files whose values depend on it (per-namespace values, built-ins) bound
-// for it, and, as failed runs, those that its values leave out. It
+// for it, without those its values disable, and, as failed runs, those
+// that its values leave out (a value that fails, a requirement disabled
+// for the object, a conflicting file enabled for it). It
 // allocates only when the registry has such files and one targets obj.
 func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admission.Request, obj map[string]any) ([]*kpatch.Patch, []fileRun) {
-	if len(reg.values) == 0 {
+	if len(reg.values) == 0 && len(reg.meta) == 0 {
 		return patches, nil
 	}
 	var (
@@ -219,8 +221,8 @@ func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admiss
 		ref    kpatch.ObjectRef
 	)
 	for i, p := range patches {
-		fv := reg.values[p]
-		if fv == nil {
+		fv, fm := reg.values[p], reg.meta[p]
+		if fv == nil && fm == nil {
 			if out != nil {
 				out = append(out, p)
 			}
@@ -233,8 +235,8 @@ func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admiss
 		if !targets(p, &ref) {
 			continue // applyFiles skips it too
 		}
-		bound, err := fv.forObject(reg.bound, oc)
-		if bound == p && out == nil {
+		bound, err := reg.forObject(p, oc)
+		if bound == p && err == nil && out == nil {
 			continue
 		}
 		if out == nil {
@@ -244,7 +246,9 @@ func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admiss
 			failed = append(failed, fileRun{file: p.Name(), result: FileFailed, err: err})
 			continue
 		}
-		out = append(out, bound)
+		if bound != nil { // nil: disabled for the object
+			out = append(out, bound)
+		}
 	}
 	if out == nil {
 		return patches, failed
@@ -291,4 +295,22 @@ func objectValueAnnotations(ann map[string]any) []annotation {
 		}
 	}
 	return valueAnnotations(m)
+}
+
+// forObject returns the registry's patch p as it applies to the object
+// of oc: bound to its values, checked against its metadata; nil when it
+// is disabled for the object.
+func (r *Registry) forObject(p *kpatch.Patch, oc *objectContext) (*kpatch.Patch, error) {
+	bound := p
+	if fv := r.values[p]; fv != nil {
+		b, err := fv.forObject(r.bound, oc)
+		if err != nil {
+			return nil, err
+		}
+		bound = b
+	}
+	if fm := r.meta[p]; fm != nil {
+		return fm.check(r, bound, oc)
+	}
+	return bound, nil
 }

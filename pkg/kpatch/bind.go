@@ -6,14 +6,19 @@ import "errors"
 // checking every value that reads a variable the way Compile checks
 // constants: a variable that is undefined or not a scalar, or a value
 // that does not fit its field on the current API versions of a built-in
-// kind, is an error (an ErrorList of *ParseError; the patch is then nil).
+// kind, is an error (an ErrorList of *ParseError; the patch is then nil);
+// so is a variable of the file's enabled metadata without a value.
 // A registry calls it once the values are known, so that such a file is
 // reported when it is loaded instead of failing on every object. A value
 // that reads a built-in is checked only when vars give the built-ins
 // (Variables.Builtins); without them, it is checked as it applies.
 func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 	q := p.WithVariables(vars)
-	if errs := q.variableProblems(); len(errs) > 0 {
+	errs := q.variableProblems()
+	if err := q.enabledProblem(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
 		sortErrors(errs)
 		return nil, errs
 	}

@@ -8,7 +8,9 @@ import (
 
 // layerDirective is the file metadata line that sets a file's layer:
 // `# kpatch:layer: N`, among the comments before the first header (of a
-// .kpatch file) or entry (of a YAML patch file).
+// .kpatch file: read with the other metadata, metadataparse.go) or entry
+// (of a YAML patch file: read here; its metadata entry may say layer:
+// instead).
 const layerDirective = "kpatch:layer:"
 
 // FileLayer is the layer a file gives itself with a `# kpatch:layer: N`
@@ -24,7 +26,7 @@ type FileLayer struct {
 }
 
 // Layer returns the layer the file gives itself, if any.
-func (p *Patch) Layer() FileLayer { return p.file.Layer }
+func (p *Patch) Layer() FileLayer { return p.file.Metadata.Layer }
 
 // readLayer reads the `# kpatch:layer: N` line among the comments and
 // blank lines that start src. It reports a value that is not an integer
@@ -68,18 +70,9 @@ func layerError(name string, line, col int, format string, args ...any) *ParseEr
 	return errorf(ErrSyntax, format, args...).at(line, col).parseError(name)
 }
 
-// readLayer reads the layer line of a .kpatch file, keeping its problem
+// readLayer reads the layer line of a YAML patch file, a comment before
+// its first entry (or its metadata entry's layer:), keeping its problem
 // with the file's others.
-func (p *lineParser) readLayer(src []byte) FileLayer {
-	l, err := readLayer(p.file.Name, src)
-	if err != nil {
-		p.errs = append(p.errs, err)
-	}
-	return l
-}
-
-// readLayer reads the layer line of a YAML patch file, keeping its
-// problem with the file's others.
 func (p *yamlParser) readLayer(src []byte) FileLayer {
 	l, err := readLayer(p.file.Name, src)
 	if err != nil {

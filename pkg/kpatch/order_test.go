@@ -145,10 +145,10 @@ func TestFileLayer(t *testing.T) {
 	}{
 		{"a.kpatch", "# kpatch:layer: 2\n[deployment.web]\nreplicas: 1\n", FileLayer{Value: 2, Set: true, Line: 1}},
 		{"a.kpatch", "\xef\xbb\xbf# team defaults\n\n#kpatch:layer:-1\r\n[deployment.web]\nreplicas: 1\n", FileLayer{Value: -1, Set: true, Line: 3}},
-		{"a.kpatch", "[deployment.web]\n# kpatch:layer: 2\nreplicas: 1\n", FileLayer{}},
 		{"a.kpatch", "[deployment.web]\nreplicas: 1\n", FileLayer{}},
 		{"a.yaml", "# kpatch:layer: 10\n- target: deployment.web\n  patch: {replicas: 1}\n", FileLayer{Value: 10, Set: true, Line: 1}},
 		{"a.yaml", "# kpatch:layer: 3\n", FileLayer{Value: 3, Set: true, Line: 1}},
+		{"a.yaml", "- metadata: {layer: 4}\n- target: deployment.web\n  patch: {replicas: 1}\n", FileLayer{Value: 4, Set: true, Line: 1}},
 	} {
 		p := mustPatch(t, c.name, c.src)
 		if got := p.Layer(); got != c.want {
@@ -159,11 +159,13 @@ func TestFileLayer(t *testing.T) {
 
 func TestFileLayerErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
-		{"a.kpatch", "# kpatch:layer: high\n[deployment.web]\nreplicas: 1\n", `a.kpatch:1:3: kpatch:layer: wants an integer, not "high"`},
-		{"a.kpatch", "# kpatch:layer: 1.5\n[deployment.web]\nreplicas: 1\n", `a.kpatch:1:3: kpatch:layer: wants an integer, not "1.5"`},
-		{"a.kpatch", "# kpatch:layer: 1\n# kpatch:layer: 2\n[deployment.web]\nreplicas: 1\n", "a.kpatch:2:3: a second kpatch:layer: line; the first is at line 1"},
+		{"a.kpatch", "# kpatch:layer: high\n[deployment.web]\nreplicas: 1\n", `a.kpatch:1:17: layer: expected an integer, not "high"`},
+		{"a.kpatch", "# kpatch:layer: 1.5\n[deployment.web]\nreplicas: 1\n", `a.kpatch:1:17: layer: expected an integer, not "1.5"`},
+		{"a.kpatch", "# kpatch:layer: 1\n# kpatch:layer: 2\n[deployment.web]\nreplicas: 1\n", "a.kpatch:2:17: layer: given twice; first at line 1"},
 		{"a.yaml", "# kpatch:layer:\n- target: deployment.web\n  patch: {replicas: 1}\n", `a.yaml:1:3: kpatch:layer: wants an integer, not ""`},
-		{"a.kpatch", "# kpatch:layer: x\n[deployment.web]\nreplicas\n", "a.kpatch:1:3: kpatch:layer: wants an integer"},
+		{"a.yaml", "# kpatch:layer: 1\n- metadata: {layer: 2}\n", `a.yaml:2:21: layer: given twice; first at line 1`},
+		{"a.kpatch", "[deployment.web]\n# kpatch:layer: 2\nreplicas: 1\n", "a.kpatch:2:1: file metadata (# kpatch:...) goes before the first header"},
+		{"a.kpatch", "# kpatch:layer: x\n[deployment.web]\nreplicas\n", "a.kpatch:1:17: layer: expected an integer"},
 	} {
 		_, err := ParseAndCompile(c.name, []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrSyntax) {

@@ -13,8 +13,9 @@ type File struct {
 	// Merges are the strategic and JSON merge patches of a YAML patch
 	// file; they apply before the sections.
 	Merges []*MergeEntry
-	// Layer is the file's `# kpatch:layer: N` line (layer.go).
-	Layer FileLayer
+	// Metadata is what the file says about itself (enabled, requires,
+	// conflicts, description).
+	Metadata Metadata
 }
 
 // Section is a header and the entries below it.
@@ -45,7 +46,6 @@ const maxLineBytes = 1 << 20
 // an ErrorList of *ParseError holding every problem of the file.
 func Parse(name string, src []byte) (*File, error) {
 	p := &lineParser{file: &File{Name: name}}
-	p.file.Layer = p.readLayer(src)
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	for lineNo := 1; len(src) > 0; lineNo++ {
 		var line []byte
@@ -95,7 +95,9 @@ func (p *lineParser) line(lineNo int, line []byte) {
 	body := text[indent:]
 	col := indent + 1
 	switch {
-	case body == "" || body[0] == '#':
+	case body == "":
+	case body[0] == '#':
+		p.comment(lineNo, body, col)
 	case isHeaderLine(body) || body[0] == '[' && !hasSeparator(body):
 		p.header(lineNo, body, col)
 	default:

@@ -15,10 +15,18 @@ type Reference struct {
 }
 
 // References returns the variables the file reads, in the order of its
-// syntax tree: merge patches, then each section's entries.
+// syntax tree: its enabled metadata, merge patches, then each section's
+// entries.
 func (f *File) References() []Reference {
 	var refs []Reference
 	at := func(line, col int) Position { return Position{File: f.Name, Line: line, Column: col} }
+	if e := f.Metadata.Enabled; e != nil {
+		for _, part := range e.Value.Parts {
+			if part.Var != nil {
+				refs = append(refs, Reference{Var: part.Var, Pos: e.Pos})
+			}
+		}
+	}
 	for _, m := range f.Merges {
 		refs = appendTreeReferences(refs, m.Patch, at(m.Line, m.Col))
 	}

@@ -39,6 +39,7 @@ func ParseAny(name string, src []byte) (*File, error) {
 
 // ParseYAML reads a YAML patch file: a list of entries
 //
+//   - metadata: {enabled: ..., requires: [...]}   # optional, first
 //   - target: deployment.web          # or {group, version, kind, name, namespace}
 //     type: field                      # field (default), strategic or merge
 //     patch: {...}
@@ -47,7 +48,7 @@ func ParseAny(name string, src []byte) (*File, error) {
 // here. Every problem is reported with its position, as for Parse.
 func ParseYAML(name string, src []byte) (*File, error) {
 	p := &yamlParser{file: &File{Name: name}}
-	p.file.Layer = p.readLayer(src)
+	p.file.Metadata.Layer = p.readLayer(src)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		p.fail(nil, errorf(ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: ")))
@@ -68,7 +69,11 @@ func ParseYAML(name string, src []byte) (*File, error) {
 		p.fail(root, errorf(ErrSyntax, "a YAML patch file is a list of entries (- target: ..., patch: ...)"))
 		return nil, p.errs
 	}
-	for _, item := range root.Content {
+	for i, item := range root.Content {
+		if isMetadataEntry(item) {
+			p.metadata(item, i)
+			continue
+		}
 		p.entry(item)
 	}
 	if len(p.errs) > 0 {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// relate applies the files' metadata (docs/parameters.md, "File
+// metadata"): it returns the files in the order they apply (after the
+// files they require), without the disabled ones. A problem of the
+// metadata (a requirement missing or disabled, a cycle, two conflicting
+// files enabled, a variable of enabled: without a value) is an error of
+// the run, as a compile error is. With evaluate false (lint without
+// values), a file whose enabled: reads variables is neither enabled nor
+// disabled: its relations are not checked.
+//
+// broken names the files that did not compile (reported already): they
+// do not apply, and the files that require them fail.
+func (fs patchFiles) relate(found *findings, evaluate bool, broken ...string) patchFiles {
+	out, _ := fs.relations(found, evaluate, broken...)
+	return out
+}
+
+// relations is relate, and the relations of the files.
+func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string) (patchFiles, *kpatch.Relations) {
+	members := make([]kpatch.Member, len(fs), len(fs)+len(broken))
+	states := make([]kpatch.State, len(fs), len(fs)+len(broken))
+	for i, f := range fs {
+		members[i] = f.member()
+		states[i] = f.state(found, evaluate)
+	}
+	for _, name := range broken {
+		members = append(members, patchFile{failed: name}.member())
+		states = append(states, kpatch.Enabled)
+	}
+	rel := kpatch.Relate(members)
+	for i := len(fs); i < len(members); i++ {
+		rel.Errs[i] = errDoesNotCompile
+	}
+	errs := rel.Check(states)
+	out := make(patchFiles, 0, len(fs))
+	for _, i := range rel.Order {
+		switch {
+		case i >= len(fs):
+		case errs[i] != nil:
+			found.error(errs[i])
+		case states[i] != kpatch.Disabled:
+			out = append(out, fs[i])
+		}
+	}
+	return out, rel
+}
+
+// errDoesNotCompile marks the files that relate is given by name alone.
+var errDoesNotCompile = errors.New("does not compile")
+
+// member is the file as metadata names it: its name without extension,
+// in the group of its directory. Standard input has no name.
+func (f patchFile) member() kpatch.Member {
+	name := f.name()
+	m := kpatch.Member{File: name}
+	if name != stdinLabel {
+		m.Group = filepath.Base(filepath.Dir(name))
+		m.Name = kpatch.TrimPatchExtension(filepath.Base(name))
+	}
+	if f.patch != nil {
+		m.Meta = f.patch.Metadata()
+	}
+	return m
+}
+
+// state evaluates the file's enabled: with the run's variables. A
+// variable without a value is an error; the file is then left out.
+func (f patchFile) state(found *findings, evaluate bool) kpatch.State {
+	if f.patch == nil {
+		return kpatch.Enabled
+	}
+	if e := f.patch.Metadata().Enabled; e != nil && e.Value.IsTemplate() && !evaluate {
+		return kpatch.Unknown
+	}
+	on, err := f.patch.Enabled()
+	switch {
+	case err != nil:
+		found.error(err)
+		return kpatch.Disabled
+	case !on:
+		return kpatch.Disabled
+	}
+	return kpatch.Enabled
+}
