@@ -45,35 +45,29 @@ type Relations struct {
 // Relate resolves the metadata of members, which are in the order given.
 // A name NAME is the file of that name in the same group when there is
 // one, else the only file of that name in the set; GROUP/NAME is the file
-// NAME of group GROUP.
+// NAME of group GROUP. It takes time linear in the members and the names
+// their metadata give.
 func Relate(members []Member) *Relations {
 	r := &Relations{members: members, Requires: make([][]int, len(members)),
 		Conflicts: make([][]int, len(members)), Errs: make([]error, len(members))}
-	idx := newNameIndex(members)
-	r.idx = idx
+	r.idx = newNameIndex(members)
+	linked := map[link]bool{} // the relations recorded so far
 	for i, m := range members {
 		if m.Meta == nil {
 			continue
 		}
 		var errs ErrorList
 		for _, req := range m.Meta.Requires {
-			found := idx.lookup(m.Group, req.Name)
-			switch {
-			case len(found) == 0:
-				errs = append(errs, metaError(req.Pos, ErrRequirement, "requires %s, which names no patch file", req.Name))
-			case len(found) > 1:
-				errs = append(errs, metaError(req.Pos, ErrRequirement, "requires %s, which names several files (%s); write GROUP/NAME", req.Name, r.files(found)))
-			case found[0] == i:
-				errs = append(errs, metaError(req.Pos, ErrRequirement, "requires itself"))
-			default:
-				r.Requires[i] = appendOnce(r.Requires[i], found[0])
+			if err := r.require(i, req, linked); err != nil {
+				errs = append(errs, err)
 			}
 		}
 		for _, c := range m.Meta.Conflicts {
-			for _, j := range idx.lookup(m.Group, c.Name) {
-				if j != i {
-					r.Conflicts[i] = appendOnce(r.Conflicts[i], j)
-					r.Conflicts[j] = appendOnce(r.Conflicts[j], i)
+			for _, j := range r.idx.lookup(m.Group, c.Name) {
+				if l := (link{min(i, j), max(i, j), false}); j != i && !linked[l] {
+					linked[l] = true
+					r.Conflicts[i] = append(r.Conflicts[i], j)
+					r.Conflicts[j] = append(r.Conflicts[j], i)
 				}
 			}
 		}
@@ -83,13 +77,30 @@ func Relate(members []Member) *Relations {
 	return r
 }
 
-func appendOnce(list []int, i int) []int {
-	for _, j := range list {
-		if j == i {
-			return list
-		}
+// link is a relation between two members: from requires to, or (not
+// requires) from and to conflict, from < to.
+type link struct {
+	from, to int
+	requires bool
+}
+
+// require records that member i requires the file req names, once, or
+// returns why it cannot.
+func (r *Relations) require(i int, req FileName, linked map[link]bool) error {
+	found := r.idx.lookup(r.members[i].Group, req.Name)
+	switch {
+	case len(found) == 0:
+		return metaError(req.Pos, ErrRequirement, "requires %s, which names no patch file", req.Name)
+	case len(found) > 1:
+		return metaError(req.Pos, ErrRequirement, "requires %s, which names several files (%s); write GROUP/NAME", req.Name, r.files(found))
+	case found[0] == i:
+		return metaError(req.Pos, ErrRequirement, "requires itself")
 	}
-	return append(list, i)
+	if l := (link{i, found[0], true}); !linked[l] {
+		linked[l] = true
+		r.Requires[i] = append(r.Requires[i], found[0])
+	}
+	return nil
 }
 
 // files names the members of list, for messages.
@@ -101,12 +112,17 @@ func (r *Relations) files(list []int) string {
 	return strings.Join(names, ", ")
 }
 
-// nameIndex finds members by name, and by group and name.
-type nameIndex struct{ byName, byGroupName map[string][]int }
+// nameIndex finds members by name, by group and name, and by the name
+// messages give them (the last member of a File).
+type nameIndex struct {
+	byName, byGroupName map[string][]int
+	byFile              map[string]int
+}
 
 func newNameIndex(members []Member) *nameIndex {
-	x := &nameIndex{byName: map[string][]int{}, byGroupName: map[string][]int{}}
+	x := &nameIndex{byName: map[string][]int{}, byGroupName: map[string][]int{}, byFile: make(map[string]int, len(members))}
 	for i, m := range members {
+		x.byFile[m.File] = i
 		if m.Name == "" {
 			continue
 		}
@@ -248,17 +264,11 @@ func (h *intHeap) Pop() any {
 // BuildsOn reports whether the file named later requires the file named
 // earlier, directly or through other files: a field it sets over the
 // other's is what it means to do, not a conflict. Names are Member.File.
+// It visits only the files that later requires, directly or not.
 func (r *Relations) BuildsOn(later, earlier string) bool {
-	from, to := -1, -1
-	for i, m := range r.members {
-		switch m.File {
-		case later:
-			from = i
-		case earlier:
-			to = i
-		}
-	}
-	if from < 0 || to < 0 {
+	from, okFrom := r.idx.byFile[later]
+	to, okTo := r.idx.byFile[earlier]
+	if !okFrom || !okTo || from == to || len(r.Requires[from]) == 0 {
 		return false
 	}
 	seen := map[int]bool{from: true}
