@@ -41,7 +41,8 @@ func relateFiles(files []RegistryFile) (*kpatch.Relations, map[*kpatch.Patch]*fi
 	states := make([]kpatch.State, len(files))
 	for i := range files {
 		f := &files[i]
-		members[i] = kpatch.Member{Group: f.Ref.ConfigMap, Name: kpatch.TrimPatchExtension(f.Ref.Key), File: f.Ref.String()}
+		// a tenant's names name its own namespace's files (tenant.go)
+		members[i] = kpatch.Member{Scope: f.Ref.Namespace, Group: f.Ref.ConfigMap, Name: kpatch.TrimPatchExtension(f.Ref.Key), File: f.Ref.String()}
 		if f.Patch != nil {
 			members[i].Meta = f.Patch.Metadata()
 			states[i] = enablement(f)

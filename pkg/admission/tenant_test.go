@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -162,4 +163,47 @@ func TestTenantsOffByDefault(t *testing.T) {
 	if n := len(w.Current().Files()); n != 0 {
 		t.Errorf("%d files: a tenant's ConfigMap was read", n)
 	}
+}
+
+// TestTenantMetadataNamesItsOwnFiles: the requires: and conflicts: of a
+// tenant's file name the files of its own namespace only, and an admin's
+// file those of the registry namespace: a tenant cannot refuse an admin's
+// file (nor another tenant's) by declaring a conflict with it, nor apply
+// after an admin's file by requiring it.
+func TestTenantMetadataNamesItsOwnFiles(t *testing.T) {
+	cms := []corev1.ConfigMap{
+		configMap("patches", map[string]string{"base.kpatch": "[deployment.*]\nlabels.by: admin\n"}),
+		*tenantConfigMap("team-a", "patches", map[string]string{
+			"mine.kpatch":  "# kpatch:conflicts: base\n[deployment.*]\nlabels.by: team-a\n",
+			"after.kpatch": "# kpatch:requires: base\n[deployment.*]\nlabels.after: admin\n",
+		}),
+		*tenantConfigMap("team-b", "patches", map[string]string{"theirs.kpatch": "# kpatch:conflicts: mine\n[deployment.*]\nlabels.by: team-b\n"}),
+	}
+	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build(cms, nil).Registry
+	got := map[string]string{}
+	for _, f := range reg.Files() {
+		got[f.Ref.String()] = fmt.Sprint(f.Err)
+	}
+	want := map[string]string{
+		"patches/base.kpatch":          "<nil>",
+		"team-a/patches/mine.kpatch":   "<nil>",
+		"team-a/patches/after.kpatch":  "team-a/patches/after.kpatch:1:20: requires base, which names no patch file",
+		"team-b/patches/theirs.kpatch": "<nil>",
+	}
+	for ref, w := range want {
+		if got[ref] != w {
+			t.Errorf("%s: error %s, want %s", ref, got[ref], w)
+		}
+	}
+	if order := appliedNames(reg); order != "team-a/patches/mine.kpatch,team-b/patches/theirs.kpatch,patches/base.kpatch" {
+		t.Errorf("applied in order %s: tenants first, the admin last", order)
+	}
+}
+
+func appliedNames(reg *Registry) string {
+	var out []string
+	for _, f := range reg.Applied() {
+		out = append(out, f.Ref.String())
+	}
+	return strings.Join(out, ",")
 }

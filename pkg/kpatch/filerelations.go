@@ -9,6 +9,11 @@ import (
 // Member is one file of a set whose metadata relate its files: a run of
 // the CLI, or a registry.
 type Member struct {
+	// Scope is the set of files the member's names may name: only the
+	// members of the same Scope ("" for every member without one). In a
+	// registry, a tenant's namespace, so that a tenant's metadata cannot
+	// name the files of the admin or of another tenant.
+	Scope string
 	// Group is the file's ConfigMap in a registry, its directory in the
 	// CLI; "" when it has none.
 	Group string
@@ -45,14 +50,16 @@ type Relations struct {
 // Relate resolves the metadata of members, which are in the order given.
 // A name NAME is the file of that name in the same group when there is
 // one, else the only file of that name in the set; GROUP/NAME is the file
-// NAME of group GROUP. It takes time linear in the members and the names
+// NAME of group GROUP. Names resolve among the members of the file's
+// Scope only. It takes time linear in the members and the names
 // their metadata give.
 func Relate(members []Member) *Relations {
 	r := &Relations{members: members, Requires: make([][]int, len(members)),
 		Conflicts: make([][]int, len(members)), Errs: make([]error, len(members))}
 	r.idx = newNameIndex(members)
 	linked := map[link]bool{} // the relations recorded so far
-	for i, m := range members {
+	for i := range members {
+		m := &members[i]
 		if m.Meta == nil {
 			continue
 		}
@@ -63,7 +70,7 @@ func Relate(members []Member) *Relations {
 			}
 		}
 		for _, c := range m.Meta.Conflicts {
-			for _, j := range r.idx.lookup(m.Group, c.Name) {
+			for _, j := range r.idx.lookup(m, c.Name) {
 				if l := (link{min(i, j), max(i, j), false}); j != i && !linked[l] {
 					linked[l] = true
 					r.Conflicts[i] = append(r.Conflicts[i], j)
@@ -87,7 +94,7 @@ type link struct {
 // require records that member i requires the file req names, once, or
 // returns why it cannot.
 func (r *Relations) require(i int, req FileName, linked map[link]bool) error {
-	found := r.idx.lookup(r.members[i].Group, req.Name)
+	found := r.idx.lookup(&r.members[i], req.Name)
 	switch {
 	case len(found) == 0:
 		return metaError(req.Pos, ErrRequirement, "requires %s, which names no patch file", req.Name)
@@ -126,21 +133,22 @@ func newNameIndex(members []Member) *nameIndex {
 		if m.Name == "" {
 			continue
 		}
-		x.byName[m.Name] = append(x.byName[m.Name], i)
-		x.byGroupName[m.Group+"/"+m.Name] = append(x.byGroupName[m.Group+"/"+m.Name], i)
+		name, groupName := m.Scope+"\x00"+m.Name, m.Scope+"\x00"+m.Group+"/"+m.Name
+		x.byName[name] = append(x.byName[name], i)
+		x.byGroupName[groupName] = append(x.byGroupName[groupName], i)
 	}
 	return x
 }
 
-// lookup resolves a name written in a file of group.
-func (x *nameIndex) lookup(group, name string) []int {
+// lookup resolves a name written in the file m.
+func (x *nameIndex) lookup(m *Member, name string) []int {
 	if strings.Contains(name, "/") {
-		return x.byGroupName[name]
+		return x.byGroupName[m.Scope+"\x00"+name]
 	}
-	if own := x.byGroupName[group+"/"+name]; len(own) > 0 {
+	if own := x.byGroupName[m.Scope+"\x00"+m.Group+"/"+name]; len(own) > 0 {
 		return own
 	}
-	return x.byName[name]
+	return x.byName[m.Scope+"\x00"+name]
 }
 
 // order sorts the members topologically by their requirements, each as
@@ -227,7 +235,7 @@ func (r *Relations) addCycle(i int, from map[int]int) {
 // requiresPos is where member i's requires: names member j.
 func (r *Relations) requiresPos(i, j int) Position {
 	for _, req := range r.members[i].Meta.Requires {
-		for _, k := range r.idx.lookup(r.members[i].Group, req.Name) {
+		for _, k := range r.idx.lookup(&r.members[i], req.Name) {
 			if k == j {
 				return req.Pos
 			}

@@ -68,12 +68,12 @@ func (r *Relations) ConflictError(i, j int) error {
 
 // conflictsPos is where member i's conflicts: names member j.
 func (r *Relations) conflictsPos(i, j int) (Position, bool) {
-	m := r.members[i]
+	m := &r.members[i]
 	if m.Meta == nil {
 		return Position{}, false
 	}
 	for _, c := range m.Meta.Conflicts {
-		for _, k := range r.idx.lookup(m.Group, c.Name) {
+		for _, k := range r.idx.lookup(m, c.Name) {
 			if k == j {
 				return c.Pos, true
 			}
