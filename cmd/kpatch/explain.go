@@ -29,6 +29,12 @@ it did to the object:
   failed     the file failed on the object and left it as it was: the
              errors, at file:line:column
   unmatched  no section's target matches the object
+  disabled   the file's enabled: metadata is false: it applies to no
+             object; why follows, as "enabled: ${features.x} is false"
+
+After the files, "required and not set" lists each field a file that
+applied marks ${required} and that the object does not hold once every
+file has applied, with where the file requires it.
 
 The files apply exactly as kpatch apply applies them: one at a time, each to
 the result of the ones before, by layer, then specificity, then in the order
@@ -86,7 +92,7 @@ func (o *explainOptions) run(s streams) error {
 		found.print(s.err)
 		return orReported(err)
 	}
-	files, err := in.load(src, found)
+	files, err := in.loadAll(src, found)
 	found.print(s.err)
 	if err != nil || found.failed() {
 		return orReported(err)

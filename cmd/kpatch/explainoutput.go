@@ -52,7 +52,11 @@ func writeExplainText(w io.Writer, r *explainReport) error {
 			bw.WriteString("  no patch file\n")
 		}
 		for _, f := range o.Files {
-			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, resultNotes[f.Result])
+			note := resultNotes[f.Result]
+			if f.Reason != "" {
+				note = " (" + f.Reason + ")"
+			}
+			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, note)
 			if f.Description != "" && f.Result != resultUnmatched {
 				fmt.Fprintf(bw, "       # %s\n", f.Description)
 			}
@@ -62,6 +66,9 @@ func writeExplainText(w io.Writer, r *explainReport) error {
 			for _, e := range f.Errors {
 				fmt.Fprintf(bw, "       %s\n", e)
 			}
+		}
+		for _, m := range o.MissingRequired {
+			fmt.Fprintf(bw, "  required and not set: %s (${required} at %s:%d:%d)\n", m.Path, m.File, m.Line, m.Column)
 		}
 	}
 	return bw.Flush()

@@ -21,6 +21,18 @@ type objectReport struct {
 	Namespace  string        `json:"namespace,omitempty" yaml:"namespace,omitempty"`
 	Name       string        `json:"name" yaml:"name"`
 	Files      []*fileReport `json:"files" yaml:"files"`
+	// MissingRequired are the fields that files mark ${required} and that
+	// the object does not hold once every file has applied.
+	MissingRequired []*missingField `json:"missingRequired,omitempty" yaml:"missingRequired,omitempty"`
+}
+
+// missingField is a field a file marks ${required} (at File:Line:Column)
+// that no later file, nor the object, set.
+type missingField struct {
+	Path   string `json:"path" yaml:"path"`
+	File   string `json:"file" yaml:"file"`
+	Line   int    `json:"line" yaml:"line"`
+	Column int    `json:"column" yaml:"column"`
 }
 
 func newObjectReport(ref kpatch.ObjectRef) *objectReport {
@@ -39,10 +51,13 @@ type fileReport struct {
 	Layer       *int   `json:"layer,omitempty" yaml:"layer,omitempty"`
 	Specificity string `json:"specificity,omitempty" yaml:"specificity,omitempty"`
 	// Description is the file's description: metadata, if any.
-	Description string         `json:"description,omitempty" yaml:"description,omitempty"`
-	Result      string         `json:"result" yaml:"result"`
-	Changes     []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
-	Errors      []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	Result      string `json:"result" yaml:"result"`
+	// Reason says why a disabled file does not apply: its enabled: and
+	// the value it has ("enabled: ${features.canary} is false").
+	Reason  string         `json:"reason,omitempty" yaml:"reason,omitempty"`
+	Changes []*fieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors  []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
 }
 
 // fileOrder is where a file stands in the order the files apply: what

@@ -13,6 +13,7 @@ const (
 	resultUnchanged = "unchanged" // the file matched the object and changed nothing
 	resultFailed    = "failed"    // the file failed on the object and left it as it was
 	resultUnmatched = "unmatched" // no section's target matches the object
+	resultDisabled  = "disabled"  // the file's enabled: metadata is false
 )
 
 // tracedObject is one object of the input as explain follows it through
@@ -25,6 +26,16 @@ type tracedObject struct {
 	runErrs int // the errors of the run's files so far
 	cur     map[string]any
 	report  *objectReport
+	// applied are the patch files that applied to the object without
+	// failing, and the object as each matched it: what MissingFields
+	// checks once every file has applied.
+	applied []matchedPatch
+}
+
+// matchedPatch is a patch file that applied to an object matched as ref.
+type matchedPatch struct {
+	patch *kpatch.Patch
+	ref   kpatch.ObjectRef
 }
 
 // tracer applies the files of a run one at a time, each to the result of
@@ -50,21 +61,49 @@ func newTracer(docs []*document, opts kpatch.ApplyOptions) *tracer {
 }
 
 // trace runs every file in order and returns the reports of the objects.
+// A disabled file is reported on every object, as applying to none.
 func (t *tracer) trace(files patchFiles) []*objectReport {
 	for i, f := range files {
 		ord := fileOrder{file: f.name(), position: i + 1, key: &f.order}
-		if f.patch != nil {
+		switch {
+		case f.repl != nil:
+			t.replace(f.repl, ord)
+		case f.disabled != "":
+			ord.description = f.patch.Metadata().Description
+			t.disabled(f.disabled, ord)
+		default:
 			ord.description = f.patch.Metadata().Description
 			t.patch(f.patch, ord)
-		} else {
-			t.replace(f.repl, ord)
 		}
 	}
 	out := make([]*objectReport, len(t.objects))
 	for i, o := range t.objects {
+		o.missingRequired()
 		out[i] = o.report
 	}
 	return out
+}
+
+// disabled reports a disabled file on every object, with why.
+func (t *tracer) disabled(why string, ord fileOrder) {
+	for _, o := range t.objects {
+		r := ord.report(resultDisabled)
+		r.Reason = why
+		o.report.add(r)
+	}
+}
+
+// missingRequired reports the fields that the files that applied to the
+// object mark ${required} and that the object, once every file has
+// applied, does not hold (kpatch.Patch.MissingFields), as apply reports
+// them.
+func (o *tracedObject) missingRequired() {
+	for _, m := range o.applied {
+		for _, f := range m.patch.MissingFields(o.cur, &m.ref) {
+			o.report.MissingRequired = append(o.report.MissingRequired, &missingField{
+				Path: f.Path, File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Column})
+		}
+	}
 }
 
 // patch applies one patch file to every object it matches.
@@ -76,6 +115,9 @@ func (t *tracer) patch(p *kpatch.Patch, ord fileOrder) {
 			continue
 		}
 		out, errs := t.applyNext(o, p)
+		if len(errs) == 0 {
+			o.applied = append(o.applied, matchedPatch{p, o.ref})
+		}
 		o.record(ord, out, errs)
 	}
 }

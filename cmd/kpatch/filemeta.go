@@ -7,23 +7,18 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-// relate applies the files' metadata (docs/parameters.md, "File
+// relations applies the files' metadata (docs/parameters.md, "File
 // metadata"): it returns the files in the order they apply (after the
-// files they require), without the disabled ones. A problem of the
-// metadata (a requirement missing or disabled, a cycle, two conflicting
-// files enabled, a variable of enabled: without a value) is an error of
-// the run, as a compile error is. With evaluate false (lint without
-// values), a file whose enabled: reads variables is neither enabled nor
-// disabled: its relations are not checked.
+// files they require), the disabled ones marked (patchFile.disabled;
+// patchFiles.enabled leaves them out), and the relations of the files. A
+// problem of the metadata (a requirement missing or disabled, a cycle,
+// two conflicting files enabled, a variable of enabled: without a value)
+// is an error of the run, as a compile error is. With evaluate false
+// (lint without values), a file whose enabled: reads variables is neither
+// enabled nor disabled: its relations are not checked.
 //
 // broken names the files that did not compile (reported already): they
 // do not apply, and the files that require them fail.
-func (fs patchFiles) relate(found *findings, evaluate bool, broken ...string) patchFiles {
-	out, _ := fs.relations(found, evaluate, broken...)
-	return out
-}
-
-// relations is relate, and the relations of the files.
 func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string) (patchFiles, *kpatch.Relations) {
 	members := make([]kpatch.Member, len(fs), len(fs)+len(broken))
 	states := make([]kpatch.State, len(fs), len(fs)+len(broken))
@@ -46,7 +41,11 @@ func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string)
 		case i >= len(fs):
 		case errs[i] != nil:
 			found.error(errs[i])
-		case states[i] != kpatch.Disabled:
+		case states[i] == kpatch.Disabled:
+			f := fs[i]
+			f.disabled = f.patch.DisabledReason()
+			out = append(out, f)
+		default:
 			out = append(out, fs[i])
 		}
 	}

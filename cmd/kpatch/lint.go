@@ -225,7 +225,7 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		given = append(given, files...)
 	}
 	related, rel := given.ordered().relations(found, r.patches.vars != nil, broken...)
-	all = append(all, related...)
+	all = append(all, related.enabled()...)
 	for _, c := range all.conflicts() {
 		// a file that builds on another (requires:) overrides it on purpose
 		if rel == nil || !rel.BuildsOn(c.Later.File, c.Earlier.File) {

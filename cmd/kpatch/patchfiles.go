@@ -12,6 +12,9 @@ type patchFile struct {
 	patch  *kpatch.Patch
 	repl   *replacement.Replacements
 	failed string // the name of a file that did not compile (relate)
+	// disabled says why a patch file whose enabled: metadata is false
+	// does not apply (kpatch.Patch.DisabledReason); "" when it applies.
+	disabled string
 	// order is where a patch file applies (order.go).
 	order kpatch.OrderKey
 }
@@ -30,12 +33,23 @@ func (f patchFile) name() string {
 // patchFiles are the files of a run, in the order they apply.
 type patchFiles []patchFile
 
-// patches returns the compiled patch files, in order: what conflicts and
-// unmatched targets are about.
+// enabled returns the files that are not disabled, in order.
+func (fs patchFiles) enabled() patchFiles {
+	out := make(patchFiles, 0, len(fs))
+	for _, f := range fs {
+		if f.disabled == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// patches returns the compiled patch files that are enabled, in order:
+// what conflicts and unmatched targets are about.
 func (fs patchFiles) patches() []*kpatch.Patch {
 	var out []*kpatch.Patch
 	for _, f := range fs {
-		if f.patch != nil {
+		if f.patch != nil && f.disabled == "" {
 			out = append(out, f.patch)
 		}
 	}

@@ -17,6 +17,13 @@ type patchInput struct {
 // after those it requires); their problems go to found. An error is a
 // file that could not be read.
 func (in *patchInput) load(src fileSource, found *findings) (patchFiles, error) {
+	files, err := in.loadAll(src, found)
+	return files.enabled(), err
+}
+
+// loadAll is load, except that the disabled files stay in the order,
+// marked (patchFile.disabled): what explain lists.
+func (in *patchInput) loadAll(src fileSource, found *findings) (patchFiles, error) {
 	if in.registry != nil {
 		return in.registry.load(src, found)
 	}
@@ -25,5 +32,6 @@ func (in *patchInput) load(src fileSource, found *findings) (patchFiles, error) 
 	if err != nil || found.failed() {
 		return files, err // nothing applies: the metadata need not be related
 	}
-	return files.relate(found, true), nil
+	out, _ := files.relations(found, true)
+	return out, nil
 }

@@ -38,7 +38,7 @@ var errRegistry = errors.New("invalid registry manifest")
 // ConfigMap's values, and returns those that apply in the order the
 // webhook applies them: by layer (the label kpatch.dev/layer),
 // specificity, ConfigMap name and key, then after the files they
-// require, without the disabled ones. The webhook's
+// require, the disabled ones at their place, marked. The webhook's
 // limits do not apply (they are flags of its deployment), nor does a
 // stored last good version: a file that does not compile is a problem,
 // reported as the webhook reports it (ConfigMap/key:line:column). An
@@ -63,12 +63,15 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 		}
 	}
 	var out patchFiles
-	for _, f := range build.Registry.Applied() {
-		if f.Replacements != nil { // f.Patch is its stand-in
+	for _, f := range build.Registry.InOrder() {
+		switch {
+		case f.Replacements != nil: // f.Patch is its stand-in
 			out = append(out, patchFile{repl: f.Replacements, order: f.Order})
-			continue
+		case f.Disabled:
+			out = append(out, patchFile{patch: f.Patch, order: f.Order, disabled: f.Patch.DisabledReason()})
+		default:
+			out = append(out, patchFile{patch: f.Patch, order: f.Order})
 		}
-		out = append(out, patchFile{patch: f.Patch, order: f.Order})
 	}
 	return out, nil
 }

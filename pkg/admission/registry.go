@@ -230,6 +230,19 @@ func (r *Registry) Applied() []RegistryFile {
 	return out
 }
 
+// InOrder returns the files that have a version to apply, in the order
+// they apply, those whose enabled: metadata is false (Disabled) at their
+// place: what kpatch explain lists.
+func (r *Registry) InOrder() []RegistryFile {
+	out := make([]RegistryFile, 0, len(r.files))
+	for _, f := range r.files {
+		if f.Patch != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Active returns how many files apply.
 func (r *Registry) Active() int { return len(r.active) }
 

@@ -103,3 +103,23 @@ func (e *MetaValue) error(p *problem) *ParseError {
 func metaError(pos Position, sentinel error, format string, args ...any) *ParseError {
 	return &ParseError{Pos: pos, Err: sentinel, Msg: fmt.Sprintf(format, args...)}
 }
+
+// DisabledReason says why the file does not apply: its enabled: as
+// written and, when it holds variables, the value they give it
+// ("enabled: ${features.canary} is false"; "enabled: false" for a
+// constant). It is "" when the file applies, and when its enabled: has
+// an error (Enabled returns it).
+func (p *Patch) DisabledReason() string {
+	e := p.file.Metadata.Enabled
+	if e == nil {
+		return ""
+	}
+	v, err := e.eval(p.vars)
+	if err != nil || Truthy(v) {
+		return ""
+	}
+	if !e.Value.IsTemplate() {
+		return "enabled: " + e.Value.Raw
+	}
+	return "enabled: " + e.Value.Raw + " is " + valueText(v)
+}

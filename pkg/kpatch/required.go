@@ -2,7 +2,6 @@ package kpatch
 
 import (
 	"errors"
-	"fmt"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -72,12 +71,33 @@ func (p *Patch) Required() bool {
 
 // MissingRequired returns an *ApplyError wrapping ErrRequired for each
 // field the patch marks ${required}, in a section whose target matches
-// ref, that obj does not hold (absent, or null). obj is the object once
-// every file has applied; ref is the object as the files matched it. A
-// path through a list must reach a value in every item it selects; a
-// selector that matches no item reaches nothing.
+// ref, that obj does not hold (absent, or null): MissingFields, as errors.
+// obj is the object once every file has applied; ref is the object as the
+// files matched it.
 func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef) []error {
 	var out []error
+	for _, f := range p.MissingFields(obj, ref) {
+		out = append(out, &ApplyError{
+			Pos: f.Pos, Object: ref.String(), Err: ErrRequired,
+			Msg: f.Path + " is ${required}: a later layer or the object itself must set it, and nothing did",
+		})
+	}
+	return out
+}
+
+// MissingField is a field that a patch file marks ${required} and that
+// an object does not hold.
+type MissingField struct {
+	Pos  Position // the entry that marks it
+	Path string   // the field, as a full path
+}
+
+// MissingFields returns each field the patch marks ${required}, in a
+// section whose target matches ref, that obj does not hold (absent, or
+// null), in file order. A path through a list must reach a value in every
+// item it selects; a selector that matches no item reaches nothing.
+func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField {
+	var out []MissingField
 	for _, s := range p.sections {
 		if len(s.required) == 0 || !s.target.Matches(ref) {
 			continue
@@ -88,10 +108,7 @@ func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef) []error {
 				continue // the entry is not for the object's kind
 			}
 			if r := reachSteps(obj, pl.steps); r.missing > 0 {
-				out = append(out, &ApplyError{
-					Pos: Position{File: p.name, Line: pl.line, Column: pl.col}, Object: ref.String(), Err: ErrRequired,
-					Msg: fmt.Sprintf("%s is ${required}: a later layer or the object itself must set it, and nothing did", pathText(pl.steps)),
-				})
+				out = append(out, MissingField{Pos: Position{File: p.name, Line: pl.line, Column: pl.col}, Path: pathText(pl.steps)})
 			}
 		}
 	}
