@@ -106,8 +106,8 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	opts := h.opts(req.Namespace)
 	start := time.Now()
 	patches, leftOut := h.bindValues(reg, patches, req, obj)
-	logTrace(ctx, log, obj, patches, opts) // debug level only (trace.go)
 	rr := h.replacementRun(reg, req.Namespace)
+	logTrace(ctx, log, obj, patches, rr, opts) // debug level only (trace.go)
 	run, patch, ierr := apply(ctx, obj, patches, rr, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {

@@ -44,19 +44,20 @@ type FileTrace struct {
 }
 
 // traceFiles applies patches to obj one at a time, each to the result of
-// the ones before, as the handler does, and says what each did.
-func traceFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions) []FileTrace {
+// the ones before, as the handler does (rr runs the replacements files;
+// nil when the registry has none), and says what each did.
+func traceFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) []FileTrace {
 	ref := kpatch.RefOf(obj, opts.Namespace)
 	out := make([]FileTrace, 0, len(patches))
 	cur := obj
 	for i, p := range patches {
 		tr := FileTrace{File: p.Name()}
-		if !targets(p, &ref) {
+		if !rr.targets(p, cur, &ref) {
 			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
 			out = append(out, tr)
 			continue
 		}
-		next, err := applyFile(ctx, patches[i:i+1], cur, opts)
+		next, err := rr.applyFile(ctx, patches[i:i+1], cur, opts)
 		switch {
 		case err != nil:
 			tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(err), "; ")
@@ -74,9 +75,9 @@ func traceFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch
 
 // logTrace logs the debug view of the object, when the logger's debug
 // level is on.
-func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, patches []*kpatch.Patch, opts kpatch.ApplyOptions) {
+func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) {
 	if debug := log.V(1); debug.Enabled() {
-		debug.Info("patch files traced", "files", traceFiles(ctx, obj, patches, opts))
+		debug.Info("patch files traced", "files", traceFiles(ctx, obj, patches, rr, opts))
 	}
 }
 

@@ -26,7 +26,7 @@ func TestTraceSaysWhatEachFileDid(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := h.Registry()
-	got := traceFiles(context.Background(), obj, reg.Candidates("Deployment", "shop", "web"), h.opts("shop"))
+	got := traceFiles(context.Background(), obj, reg.Candidates("Deployment", "shop", "web"), nil, h.opts("shop"))
 	want := []FileTrace{
 		{File: "reg/a.kpatch", Result: FilePatched, Changes: []string{`add /metadata/labels: {"team":"shop"}`, "replace /spec/replicas: 1 -> 3"}},
 		{File: "reg/b.kpatch", Result: FileUnchanged},
@@ -60,6 +60,28 @@ func TestTraceOnlyAtDebugLevel(t *testing.T) {
 		traced := strings.Contains(strings.Join(lines, "\n"), `"msg"="patch files traced"`)
 		if traced != (verbosity == 1) {
 			t.Errorf("verbosity %d: traced %v: %q", verbosity, traced, lines)
+		}
+	}
+}
+
+// TestTraceRunsReplacementsFiles: the debug view applies a replacements
+// file as the handler does (its selects decide whether it addresses the
+// object), so it reports what the file and the files after it did.
+func TestTraceRunsReplacementsFiles(t *testing.T) {
+	h := newHandler(t, map[string]string{
+		"a-repl.yaml": "replacements:\n- sourceValue: x\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.x]\n    options: {create: true}\n",
+		"b.kpatch":    "[deployment.web]\nlabels.x: x\n",
+	})
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
+	h.Handle(logf.IntoContext(context.Background(), log), request(admissionv1.Create, "shop", deploymentJSON))
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{
+		`{"file"="reg/a-repl.yaml" "result"="patched" "changes"=["add /metadata/labels: {\"x\":\"x\"}"]}`,
+		`{"file"="reg/b.kpatch" "result"="unchanged"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("trace lacks %s:\n%s", want, got)
 		}
 	}
 }
