@@ -105,9 +105,11 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	}
 	opts := h.opts(req.Namespace)
 	start := time.Now()
+	candidates := patches
 	patches, leftOut := h.bindValues(reg, patches, req, obj)
 	rr := h.replacementRun(reg, req.Namespace)
-	logTrace(ctx, log, obj, patches, rr, opts) // debug level only (trace.go)
+	// debug level only (trace.go)
+	logTrace(ctx, log, obj, &traceRun{candidates: candidates, bound: patches, leftOut: leftOut, rr: rr, opts: opts})
 	run, patch, ierr := apply(ctx, obj, patches, rr, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {

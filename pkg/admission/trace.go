@@ -23,6 +23,9 @@ import (
 //	           "op /json/pointer: old -> new"
 //	unchanged  a target matched and the file changed nothing
 //	failed     the file failed on the object and left it as it was: why
+//	           (the object's values or the file's metadata may leave it
+//	           out too)
+//	disabled   the file's enabled: metadata is false for the object
 //	skipped    the file is indexed under the object's kind, name or
 //	           namespace but no target of it matches the object
 //
@@ -30,7 +33,10 @@ import (
 // a diagnostic, off at the default log level.
 
 // Results of FileTrace besides FilePatched, FileUnchanged and FileFailed.
-const fileSkipped = "skipped"
+const (
+	fileSkipped  = "skipped"
+	fileDisabled = "disabled"
+)
 
 // maxTraceValue bounds a value in a trace line.
 const maxTraceValue = 120
@@ -43,41 +49,69 @@ type FileTrace struct {
 	Reason  string   `json:"reason,omitempty"`
 }
 
-// traceFiles applies patches to obj one at a time, each to the result of
-// the ones before, as the handler does (rr runs the replacements files;
-// nil when the registry has none), and says what each did.
-func traceFiles(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) []FileTrace {
-	ref := kpatch.RefOf(obj, opts.Namespace)
-	out := make([]FileTrace, 0, len(patches))
+// traceRun is what the debug view of one object is made of: the
+// candidate files, in order; the ones that apply, bound to the object's
+// values (Handler.bindValues); those its values or metadata leave out
+// (failed); and the run of the replacements files (nil when the registry
+// has none).
+type traceRun struct {
+	candidates, bound []*kpatch.Patch
+	leftOut           []fileRun
+	rr                *replacementRun
+	opts              kpatch.ApplyOptions
+}
+
+// traceFiles applies the bound files to obj one at a time, each to the
+// result of the ones before, as the handler does, and says what each
+// candidate did: a file that its values or metadata leave out failed; one
+// they disable (enabled: false for the object) is disabled.
+func traceFiles(ctx context.Context, obj map[string]any, t *traceRun) []FileTrace {
+	ref := kpatch.RefOf(obj, t.opts.Namespace)
+	bound := make(map[string]*kpatch.Patch, len(t.bound))
+	for _, p := range t.bound {
+		bound[p.Name()] = p
+	}
+	out := make([]FileTrace, 0, len(t.candidates))
 	cur := obj
-	for i, p := range patches {
-		tr := FileTrace{File: p.Name()}
-		if !rr.targets(p, cur, &ref) {
+	for _, c := range t.candidates {
+		tr := FileTrace{File: c.Name()}
+		p, applies := bound[tr.File]
+		switch i := slices.IndexFunc(t.leftOut, func(r fileRun) bool { return r.file == tr.File }); {
+		case !t.rr.targets(c, cur, &ref):
 			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
-			out = append(out, tr)
-			continue
-		}
-		next, err := rr.applyFile(ctx, patches[i:i+1], cur, opts)
-		switch {
-		case err != nil:
-			tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(err), "; ")
+		case i >= 0:
+			tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(t.leftOut[i].err), "; ")
+		case !applies:
+			tr.Result, tr.Reason = fileDisabled, "its enabled: metadata is false for the object"
 		default:
-			tr.Changes = changesBetween(cur, next)
-			tr.Result = FileUnchanged
-			if len(tr.Changes) > 0 {
-				tr.Result, cur = FilePatched, next
-			}
+			tr, cur = t.apply(ctx, tr, p, cur)
 		}
 		out = append(out, tr)
 	}
 	return out
 }
 
+// apply applies one file that applies to the object, cur, and records
+// what it did in tr; it returns cur as the file leaves it.
+func (t *traceRun) apply(ctx context.Context, tr FileTrace, p *kpatch.Patch, cur map[string]any) (FileTrace, map[string]any) {
+	next, err := t.rr.applyFile(ctx, []*kpatch.Patch{p}, cur, t.opts)
+	if err != nil {
+		tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(err), "; ")
+		return tr, cur
+	}
+	tr.Changes = changesBetween(cur, next)
+	tr.Result = FileUnchanged
+	if len(tr.Changes) > 0 {
+		tr.Result, cur = FilePatched, next
+	}
+	return tr, cur
+}
+
 // logTrace logs the debug view of the object, when the logger's debug
 // level is on.
-func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) {
+func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, t *traceRun) {
 	if debug := log.V(1); debug.Enabled() {
-		debug.Info("patch files traced", "files", traceFiles(ctx, obj, patches, rr, opts))
+		debug.Info("patch files traced", "files", traceFiles(ctx, obj, t))
 	}
 }
 

@@ -25,8 +25,8 @@ func TestTraceSaysWhatEachFileDid(t *testing.T) {
 	if err := json.Unmarshal([]byte(deploymentJSON), &obj); err != nil {
 		t.Fatal(err)
 	}
-	reg := h.Registry()
-	got := traceFiles(context.Background(), obj, reg.Candidates("Deployment", "shop", "web"), nil, h.opts("shop"))
+	candidates := h.Registry().Candidates("Deployment", "shop", "web")
+	got := traceFiles(context.Background(), obj, &traceRun{candidates: candidates, bound: candidates, opts: h.opts("shop")})
 	want := []FileTrace{
 		{File: "reg/a.kpatch", Result: FilePatched, Changes: []string{`add /metadata/labels: {"team":"shop"}`, "replace /spec/replicas: 1 -> 3"}},
 		{File: "reg/b.kpatch", Result: FileUnchanged},
@@ -79,6 +79,26 @@ func TestTraceRunsReplacementsFiles(t *testing.T) {
 	for _, want := range []string{
 		`{"file"="reg/a-repl.yaml" "result"="patched" "changes"=["add /metadata/labels: {\"x\":\"x\"}"]}`,
 		`{"file"="reg/b.kpatch" "result"="unchanged"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("trace lacks %s:\n%s", want, got)
+		}
+	}
+}
+
+// TestTraceShowsFilesLeftOut: a file that the object's values disable is
+// disabled in the debug view, and one that its metadata leave out (a
+// requirement disabled for the object) failed, with why.
+func TestTraceShowsFilesLeftOut(t *testing.T) {
+	h := valuesHandler(t, canaryFiles, namespaces{"shop": namespace("shop", nil)})
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 1})
+	h.Handle(logf.IntoContext(context.Background(), log), request(admissionv1.Create, "shop", deploymentJSON))
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{
+		`{"file"="reg/canary.kpatch" "result"="disabled" "reason"="its enabled: metadata is false for the object"}`,
+		`{"file"="reg/needs-canary.kpatch" "result"="failed" "reason"="reg/needs-canary.kpatch:1:20: Deployment shop/web: requires reg/canary.kpatch, which is disabled for the object"}`,
+		`{"file"="reg/zz-classic.kpatch" "result"="patched"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("trace lacks %s:\n%s", want, got)
