@@ -23,10 +23,16 @@ func isReplacementsFile(key, src string) bool {
 // *kpatch.Patch that holds its place in the registry: an empty patch of
 // the file's name, in registry order with the others, that targets
 // nothing by itself; the registry maps it to the replacements.
+// A tenant's file is held to its namespace (tenant.go).
 func compileReplacements(ref FileRef, src string) (*kpatch.Patch, *replacement.Replacements, error) {
 	r, err := replacement.Parse(ref.String(), []byte(src))
 	if err != nil {
 		return nil, nil, err
+	}
+	if ref.Namespace != "" {
+		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace)); err != nil {
+			return nil, nil, err
+		}
 	}
 	standIn, err := kpatch.Compile(&kpatch.File{Name: ref.String()})
 	if err != nil {

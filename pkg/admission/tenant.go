@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // ErrTenantNamespace is a tenant's file whose target names a namespace
@@ -20,7 +21,8 @@ var ErrTenantNamespace = errors.New("a tenant's file patches the objects of its 
 // the registry namespace (Compiler.TenantRegistries). A tenant's files
 // patch the objects of their ConfigMap's namespace only: a target without
 // a namespace is given it, a target naming another namespace (or a glob
-// over namespaces) does not compile. They apply before every file of the
+// over namespaces) does not compile, and so for the selects of a
+// replacements file's targets. They apply before every file of the
 // registry namespace, which has the last word, and they have no last good
 // version: a tenant's file that does not compile does not apply.
 
@@ -91,4 +93,17 @@ func compileTenant(ref FileRef, src string) (*kpatch.Patch, error) {
 		return nil, errs
 	}
 	return kpatch.Compile(f)
+}
+
+// tenantSelects is the error of a tenant's replacements file whose
+// targets' selects name other namespaces (foreign), or nil.
+func tenantSelects(ref FileRef, foreign []replacement.ForeignSelect) error {
+	var errs kpatch.ErrorList
+	for _, f := range foreign {
+		errs = append(errs, &kpatch.ParseError{
+			Pos: f.Pos, Err: ErrTenantNamespace,
+			Msg: fmt.Sprintf("the target's select names namespace %q: %v (%s); leave the namespace out", f.Namespace, ErrTenantNamespace, ref.Namespace),
+		})
+	}
+	return errs.Err()
 }

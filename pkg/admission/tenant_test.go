@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -206,4 +208,28 @@ func appliedNames(reg *Registry) string {
 		out = append(out, f.Ref.String())
 	}
 	return strings.Join(out, ",")
+}
+
+// TestTenantReplacementsPatchItsOwnNamespaceOnly: a tenant's
+// replacements file targets the objects of its own namespace only, as
+// its patch files do.
+func TestTenantReplacementsPatchItsOwnNamespaceOnly(t *testing.T) {
+	repl := "replacements:\n- sourceValue: team-a\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.by]\n    options: {create: true}\n"
+	foreign := "replacements:\n- sourceValue: x\n  targets:\n  - select: {kind: Deployment, namespace: team-.*}\n    fieldPaths: [metadata.labels.by]\n"
+	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
+		*tenantConfigMap("team-a", "mine", map[string]string{"r.yaml": repl, "s.yaml": foreign}),
+	}, nil).Registry
+	for _, f := range reg.Files() {
+		want := f.Ref.Key == "s.yaml"
+		if got := errors.Is(f.Err, ErrTenantNamespace); got != want || want && !strings.HasPrefix(f.Err.Error(), `team-a/mine/s.yaml:4:5: the target's select names namespace "team-.*"`) {
+			t.Errorf("%s: error %v", f.Ref, f.Err)
+		}
+	}
+	h := &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+	for ns, want := range map[string]int{"team-a": 1, "team-b": 0} {
+		obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"` + ns + `"}}`
+		if got := len(patchOf(t, h.Handle(context.Background(), request(admissionv1.Create, ns, obj)))); got != want {
+			t.Errorf("namespace %s: %d operations, want %d", ns, got, want)
+		}
+	}
 }
