@@ -107,7 +107,7 @@ func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField
 			if pl == nil || pl.err != nil {
 				continue // the entry is not for the object's kind
 			}
-			if r := reachSteps(obj, pl.steps); r.missing > 0 {
+			if missingAt(obj, pl.steps) {
 				out = append(out, MissingField{Pos: Position{File: p.name, Line: pl.line, Column: pl.col}, Path: pathText(pl.steps)})
 			}
 		}
@@ -130,123 +130,158 @@ func CheckRequired(obj map[string]any, ref ObjectRef, patches []*Patch) ErrorLis
 // the end, a selector that matches nothing).
 type reach struct {
 	present, missing int
-	values           []any // the values present
-}
-
-func (r *reach) add(o reach) {
-	r.present += o.present
-	r.missing += o.missing
-	r.values = append(r.values, o.values...)
+	values           []any // the values present, when collect
+	collect          bool
 }
 
 // reachSteps reads, without changing anything, what a compiled path
-// reaches in v.
+// reaches in v, and the values there.
 func reachSteps(v any, steps []step) reach {
+	r := reach{collect: true}
+	r.walk(v, steps)
+	return r
+}
+
+// missingAt reports whether a compiled path stops short somewhere in v;
+// it allocates nothing.
+func missingAt(v any, steps []step) bool {
+	var r reach
+	r.walk(v, steps)
+	return r.missing > 0
+}
+
+// found counts a value present.
+func (r *reach) found(v any) {
+	r.present++
+	if r.collect {
+		r.values = append(r.values, v)
+	}
+}
+
+// walk counts what steps reach in v.
+func (r *reach) walk(v any, steps []step) {
 	if len(steps) == 0 {
 		if v == nil {
-			return reach{missing: 1}
+			r.missing++
+		} else {
+			r.found(v)
 		}
-		return reach{present: 1, values: []any{v}}
+		return
 	}
 	rest := steps[1:]
 	switch x := steps[0].(type) {
 	case *fieldStep:
-		return reachField(v, x.name, rest)
+		r.field(v, x.name, rest)
 	case itemsFieldStep:
-		return reachField(v, x.name, rest)
+		r.field(v, x.name, rest)
 	case keyStep:
-		return reachField(v, x.text, rest)
+		r.field(v, x.text, rest)
 	case imagePartStep:
-		return reachImagePart(v, x.name, rest)
+		r.imagePart(v, x.name, rest)
 	case maybeImagePartStep:
-		return reachImagePart(v, x.name, rest)
+		r.imagePart(v, x.name, rest)
 	case *indexStep:
-		return reachIndex(v, x, rest)
+		r.index(v, x, rest)
 	case *selectStep:
-		return reachItems(v, &x.match, rest)
+		r.items(v, &x.match, rest)
 	case *allStep:
-		return reachItems(v, nil, rest)
+		r.items(v, nil, rest)
 	case *allContainersStep:
-		return reachAllContainers(v, x, rest)
+		r.allContainers(v, x, rest)
+	default:
+		r.missing++
 	}
-	return reach{missing: 1}
 }
 
-// reachField reads a map's key, or the field of every item of a list.
-func reachField(v any, name string, rest []step) reach {
+// field reads a map's key, or the field of every item of a list.
+func (r *reach) field(v any, name string, rest []step) {
 	switch x := v.(type) {
 	case map[string]any:
-		return reachSteps(x[name], rest)
+		r.walk(x[name], rest)
 	case []any:
-		var r reach
 		for _, it := range x {
-			r.add(reachField(it, name, rest))
+			r.field(it, name, rest)
 		}
-		return r
+	default:
+		r.missing++
 	}
-	return reach{missing: 1}
 }
 
-// reachImagePart reads a part of a string image reference (a field when
-// the value is a map: a custom resource's image.tag).
-func reachImagePart(v any, part string, rest []step) reach {
+// imagePart reads a part of a string image reference (a field when the
+// value is a map: a custom resource's image.tag).
+func (r *reach) imagePart(v any, part string, rest []step) {
 	s, ok := v.(string)
 	if !ok {
-		return reachField(v, part, rest)
+		r.field(v, part, rest)
+		return
 	}
 	ref := splitImage(s)
-	text := map[string]string{"registry": ref.registry, "repository": ref.name(), "tag": ref.tag, "digest": ref.digest}[part]
-	if text == "" {
-		return reach{missing: 1}
+	var text string
+	switch part {
+	case "registry":
+		text = ref.registry
+	case "repository":
+		text = ref.name()
+	case "tag":
+		text = ref.tag
+	case "digest":
+		text = ref.digest
 	}
-	return reach{present: 1, values: []any{text}}
+	switch {
+	case text == "":
+		r.missing++
+	case r.collect:
+		r.found(text)
+	default:
+		r.present++ // the text is not boxed in an any for nothing
+	}
 }
 
-func reachIndex(v any, x *indexStep, rest []step) reach {
+func (r *reach) index(v any, x *indexStep, rest []step) {
 	switch l := v.(type) {
 	case []any:
 		if x.index < len(l) {
-			return reachSteps(l[x.index], rest)
+			r.walk(l[x.index], rest)
+			return
 		}
 	case map[string]any:
-		return reachSteps(l[x.text], rest)
+		r.walk(l[x.text], rest)
+		return
 	}
-	return reach{missing: 1}
+	r.missing++
 }
 
-// reachItems reads the items of a list that m selects (every item when m
-// is nil); a selector that matches none is missing.
-func reachItems(v any, m *match, rest []step) reach {
+// items reads the items of a list that m selects (every item when m is
+// nil); a selector that matches none is missing.
+func (r *reach) items(v any, m *match, rest []step) {
 	l, ok := v.([]any)
 	if !ok {
-		if v == nil && m == nil {
-			return reach{}
+		if v != nil || m != nil {
+			r.missing++
 		}
-		return reach{missing: 1}
+		return
 	}
-	var r reach
 	found := false
 	for _, it := range l {
 		if m == nil || m.matches(it) {
 			found = true
-			r.add(reachSteps(it, rest))
+			r.walk(it, rest)
 		}
 	}
 	if m != nil && !found {
 		r.missing++
 	}
-	return r
 }
 
-// reachAllContainers reads the container lists of a pod spec that exist;
-// a selector must match in one of them.
-func reachAllContainers(v any, x *allContainersStep, rest []step) reach {
+// allContainers reads the container lists of a pod spec that exist; a
+// selector must match in one of them.
+func (r *reach) allContainers(v any, x *allContainersStep, rest []step) {
 	spec, ok := v.(map[string]any)
 	if !ok {
-		return reach{missing: 1}
+		r.missing++
+		return
 	}
 	sel, _ := firstStep(rest).(*selectStep)
-	var r reach
 	found := false
 	for _, name := range x.lists() {
 		l, ok := spec[name].([]any)
@@ -254,20 +289,19 @@ func reachAllContainers(v any, x *allContainersStep, rest []step) reach {
 			continue
 		}
 		if sel == nil {
-			r.add(reachSteps(l, rest))
+			r.walk(l, rest)
 			continue
 		}
 		for _, it := range l {
 			if sel.match.matches(it) {
 				found = true
-				r.add(reachSteps(it, rest[1:]))
+				r.walk(it, rest[1:])
 			}
 		}
 	}
 	if sel != nil && !found {
 		r.missing++
 	}
-	return r
 }
 
 func firstStep(steps []step) step {
