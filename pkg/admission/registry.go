@@ -144,7 +144,7 @@ func newRegistry(files []RegistryFile) *Registry {
 		r.order[f.Patch] = len(r.active)
 		r.addValues(f)
 		if f.Replacements != nil {
-			r.addReplacements(f.Patch, f.Replacements)
+			r.addReplacements(f.Patch, f.Replacements, f.Ref.Namespace != "")
 		}
 		for _, kind := range f.Patch.Kinds() {
 			x := r.byKind[kind]

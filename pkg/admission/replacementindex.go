@@ -14,19 +14,26 @@ import (
 // others (a select without a kind, or whose kind is a regular
 // expression) checked on every request. It is immutable once built.
 type replacementIndex struct {
-	files   map[*kpatch.Patch]*replacement.Replacements
+	files map[*kpatch.Patch]*replacement.Replacements
+	// tenant are the files of tenant registries: they read no source of
+	// the registry namespace.
+	tenant  map[*kpatch.Patch]bool
 	byKind  map[string][]*kpatch.Patch // exact kinds, as kustomize matches them
 	anyKind []*kpatch.Patch
 }
 
-// addReplacements indexes the replacements file whose stand-in is p.
-func (r *Registry) addReplacements(p *kpatch.Patch, repl *replacement.Replacements) {
+// addReplacements indexes the replacements file whose stand-in is p, a
+// file of a tenant registry if tenant.
+func (r *Registry) addReplacements(p *kpatch.Patch, repl *replacement.Replacements, tenant bool) {
 	x := r.replacements
 	if x == nil {
-		x = &replacementIndex{files: map[*kpatch.Patch]*replacement.Replacements{}, byKind: map[string][]*kpatch.Patch{}}
+		x = &replacementIndex{files: map[*kpatch.Patch]*replacement.Replacements{}, tenant: map[*kpatch.Patch]bool{}, byKind: map[string][]*kpatch.Patch{}}
 		r.replacements = x
 	}
 	x.files[p] = repl
+	if tenant {
+		x.tenant[p] = true
+	}
 	kinds, anyKind := repl.Kinds()
 	for _, k := range kinds {
 		x.byKind[k] = append(x.byKind[k], p)

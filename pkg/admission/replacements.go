@@ -111,7 +111,11 @@ func (rr *replacementRun) applyFile(ctx context.Context, one []*kpatch.Patch, ob
 		}
 	}()
 	rr.gather()
-	out, err = r.ApplyObject(obj, rr.sources, replacement.ObjectOptions{Namespace: rr.namespace, Fallback: rr.fallback})
+	fallback := rr.fallback
+	if rr.reg.replacements.tenant[one[0]] {
+		fallback = nil // a tenant reads its own namespace's sources only
+	}
+	out, err = r.ApplyObject(obj, rr.sources, replacement.ObjectOptions{Namespace: rr.namespace, Fallback: fallback})
 	return out, replacementErrors(err)
 }
 

@@ -233,3 +233,26 @@ func TestTenantReplacementsPatchItsOwnNamespaceOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantReplacementsReadTheirOwnSources: a tenant's replacements file
+// reads the source ConfigMaps of its own namespace, never the registry
+// namespace's (admin data); an admin file still falls back to them.
+func TestTenantReplacementsReadTheirOwnSources(t *testing.T) {
+	repl := "replacements:\n- source: {kind: ConfigMap, name: settings, fieldPath: data.region}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.region]\n    options: {create: true}\n"
+	admin := registryConfigMap("admin", map[string]string{"a.yaml": strings.Replace(repl, "labels.region", "labels.adminregion", 1)})
+	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
+		*admin, *tenantConfigMap("team-a", "mine", map[string]string{"r.yaml": repl}),
+	}, nil).Registry
+	var s SourceConfigMaps
+	s.OnAdd(sourceCM("kpatch-system", "admin-secret-region"), true)
+	h := &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: NewMetrics(prometheus.NewRegistry())}
+	obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"team-a"}}`
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "team-a", obj))
+	ops := fmt.Sprint(patchOf(t, resp))
+	if ops != "[{add /metadata/labels map[adminregion:admin-secret-region]}]" {
+		t.Errorf("operations %s", ops)
+	}
+	if len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "team-a/mine/r.yaml") {
+		t.Errorf("warnings %q: want the tenant's unresolved source", resp.Warnings)
+	}
+}
