@@ -245,19 +245,3 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	}
 	return out
 }
-
-// mayOverlap reports whether two targets can hit the same object of a
-// kind both match: the same group, and names and namespaces that are
-// equal or globs.
-func mayOverlap(a, b *Target) bool {
-	if a.HasGroup && b.HasGroup && (a.Group != b.Group || a.Version != "" && b.Version != "" && a.Version != b.Version) {
-		return false
-	}
-	if a.NameLiteral && b.NameLiteral && a.Name != b.Name {
-		return false
-	}
-	if a.Namespace != "" && b.Namespace != "" && !isGlob(a.Namespace) && !isGlob(b.Namespace) && a.Namespace != b.Namespace {
-		return false
-	}
-	return true
-}

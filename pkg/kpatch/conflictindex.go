@@ -15,11 +15,13 @@ type conflictIndex map[bucketKey]*writeBucket
 type bucketKey struct{ kind, path string }
 
 // writeBucket is the writes of one kind and path, by target: a write
-// meets only the targets that may overlap its own.
+// meets only the targets whose name and namespace patterns may overlap
+// its own, found through pattern indexes (patternIndex).
 type writeBucket struct {
-	byTarget map[Target]*targetWrites
-	byName   map[string][]*targetWrites // targets with a literal name
-	globs    []*targetWrites            // targets whose name is a glob
+	byTarget     map[Target]*targetWrites
+	byName       patternIndex // every target, by its name
+	anyNamespace patternIndex // the targets without a namespace, by name
+	byNamespace  patternIndex // the targets with a namespace, by namespace
 }
 
 // targetWrites is the writes of one bucket with one target, counted by
@@ -50,18 +52,14 @@ func (idx conflictIndex) add(w *write, seq int) {
 	key := bucketKey{w.kind, w.path}
 	b := idx[key]
 	if b == nil {
-		b = &writeBucket{byTarget: map[Target]*targetWrites{}, byName: map[string][]*targetWrites{}}
+		b = &writeBucket{byTarget: map[Target]*targetWrites{}}
 		idx[key] = b
 	}
 	t := b.byTarget[w.target]
 	if t == nil {
 		t = &targetWrites{target: w.target, spec: w.target.Specificity(), byValue: map[string]int{}, byFile: map[string]int{}, byFileValue: map[[2]string]int{}}
 		b.byTarget[w.target] = t
-		if w.target.NameLiteral {
-			b.byName[w.target.Name] = append(b.byName[w.target.Name], t)
-		} else {
-			b.globs = append(b.globs, t)
-		}
+		b.index(t)
 	}
 	val := valueKey(w.value)
 	t.writes = append(t.writes, seqWrite{write: w, seq: seq, val: val})
@@ -84,9 +82,23 @@ func (idx conflictIndex) count(w *write) (int, *writeBucket) {
 	return n, b
 }
 
+// index adds a new target to the bucket's pattern indexes.
+func (b *writeBucket) index(t *targetWrites) {
+	name := newPatternQuery(t.target.Name, t.target.NameLiteral)
+	b.byName.add(name, t)
+	if ns := t.target.Namespace; ns == "" {
+		b.anyNamespace.add(name, t)
+	} else {
+		b.byNamespace.add(newPatternQuery(ns, !isGlob(ns)), t)
+	}
+}
+
 // overlapping calls f with each target of the bucket that may overlap w's
 // and is at least as specific: a write to a more specific target than the
-// earlier one overrides it on purpose.
+// earlier one overrides it on purpose. It looks the targets up by name,
+// or, for a write with a namespace when that finds fewer candidates, by
+// namespace (and the targets without one by name): its cost is the
+// patterns' length plus the candidates.
 func (b *writeBucket) overlapping(w *write, f func(*targetWrites)) {
 	spec := w.target.Specificity()
 	visit := func(t *targetWrites) {
@@ -94,18 +106,19 @@ func (b *writeBucket) overlapping(w *write, f func(*targetWrites)) {
 			f(t)
 		}
 	}
-	if !w.target.NameLiteral {
-		for _, t := range b.byTarget {
-			visit(t)
-		}
+	name := newPatternQuery(w.target.Name, w.target.NameLiteral)
+	ns := w.target.Namespace
+	if ns == "" {
+		b.byName.candidates(name, visit)
 		return
 	}
-	for _, t := range b.byName[w.target.Name] {
-		visit(t)
+	nsq := newPatternQuery(ns, !isGlob(ns))
+	if b.byName.candidates(name, nil) <= b.anyNamespace.candidates(name, nil)+b.byNamespace.candidates(nsq, nil) {
+		b.byName.candidates(name, visit)
+		return
 	}
-	for _, t := range b.globs {
-		visit(t)
-	}
+	b.anyNamespace.candidates(name, visit)
+	b.byNamespace.candidates(nsq, visit)
 }
 
 // conflicts appends the conflicts of w with the earlier writes of the
