@@ -9,11 +9,20 @@ package kpatch
 // forwards and backwards, and globs in tries of their prefixes and of
 // their reversed suffixes; a query walks its own prefix or suffix,
 // whichever side holds fewer candidates, and the caller checks each
-// candidate exactly (namesOverlap, namespacesOverlap).
+// candidate exactly (namesOverlap, namespacesOverlap). Only a glob
+// query needs the literals' tries: they are built at the first one, so
+// that a target without globs costs a map entry.
 type patternIndex struct {
 	literals               map[string][]*targetWrites
-	litPrefix, litSuffix   affixNode // literals by their bytes, forwards and backwards
-	globPrefix, globSuffix affixNode // globs by their prefix, and by their suffix backwards
+	unsorted               []keyedTarget // literals not yet in the tries
+	litPrefix, litSuffix   affixNode     // literals by their bytes, forwards and backwards
+	globPrefix, globSuffix affixNode     // globs by their prefix, and by their suffix backwards
+}
+
+// keyedTarget is a target and its literal pattern.
+type keyedTarget struct {
+	key string
+	t   *targetWrites
 }
 
 // patternQuery is a pattern with its literal prefix and suffix.
@@ -38,8 +47,7 @@ func (x *patternIndex) add(q patternQuery, t *targetWrites) {
 			x.literals = map[string][]*targetWrites{}
 		}
 		x.literals[q.text] = append(x.literals[q.text], t)
-		x.litPrefix.insert(q.text, false, t)
-		x.litSuffix.insert(q.text, true, t)
+		x.unsorted = append(x.unsorted, keyedTarget{q.text, t})
 		return
 	}
 	x.globPrefix.insert(q.prefix, false, t)
@@ -58,6 +66,11 @@ func (x *patternIndex) candidates(q patternQuery, f func(*targetWrites)) int {
 		}
 		return n + fewer(&x.globPrefix, &x.globSuffix, q.text, q.text, walkPath, f)
 	}
+	for _, k := range x.unsorted {
+		x.litPrefix.insert(k.key, false, k.t)
+		x.litSuffix.insert(k.key, true, k.t)
+	}
+	x.unsorted = x.unsorted[:0]
 	n = fewer(&x.litPrefix, &x.litSuffix, q.prefix, q.suffix, walkBelow, f)
 	return n + fewer(&x.globPrefix, &x.globSuffix, q.prefix, q.suffix, walkPathAndBelow, f)
 }
