@@ -52,7 +52,7 @@ func (idx conflictIndex) add(w *write, seq int) {
 	key := bucketKey{w.kind, w.path}
 	b := idx[key]
 	if b == nil {
-		b = &writeBucket{byTarget: map[Target]*targetWrites{}}
+		b = &writeBucket{byTarget: map[Target]*targetWrites{}, byNamespace: patternIndex{byNamespace: true}}
 		idx[key] = b
 	}
 	t := b.byTarget[w.target]
@@ -84,12 +84,11 @@ func (idx conflictIndex) count(w *write) (int, *writeBucket) {
 
 // index adds a new target to the bucket's pattern indexes.
 func (b *writeBucket) index(t *targetWrites) {
-	name := newPatternQuery(t.target.Name, t.target.NameLiteral)
-	b.byName.add(name, t)
-	if ns := t.target.Namespace; ns == "" {
-		b.anyNamespace.add(name, t)
+	b.byName.add(t)
+	if t.target.Namespace == "" {
+		b.anyNamespace.add(t)
 	} else {
-		b.byNamespace.add(newPatternQuery(ns, !isGlob(ns)), t)
+		b.byNamespace.add(t)
 	}
 }
 
@@ -106,13 +105,12 @@ func (b *writeBucket) overlapping(w *write, f func(*targetWrites)) {
 			f(t)
 		}
 	}
-	name := newPatternQuery(w.target.Name, w.target.NameLiteral)
-	ns := w.target.Namespace
-	if ns == "" {
+	name := b.byName.pattern(&w.target)
+	if w.target.Namespace == "" {
 		b.byName.candidates(name, visit)
 		return
 	}
-	nsq := newPatternQuery(ns, !isGlob(ns))
+	nsq := b.byNamespace.pattern(&w.target)
 	if b.byName.candidates(name, nil) <= b.anyNamespace.candidates(name, nil)+b.byNamespace.candidates(nsq, nil) {
 		b.byName.candidates(name, visit)
 		return

@@ -10,19 +10,24 @@ package kpatch
 // their reversed suffixes; a query walks its own prefix or suffix,
 // whichever side holds fewer candidates, and the caller checks each
 // candidate exactly (namesOverlap, namespacesOverlap). Only a glob
-// query needs the literals' tries: they are built at the first one, so
-// that a target without globs costs a map entry.
+// query needs the literals' tries, and only a query the map and the
+// globs' tries: each is built when first needed, so that an index that is
+// never asked (the targets without a namespace, when no write has one)
+// costs a slice entry per target, and one asked only of literals a map
+// entry.
 type patternIndex struct {
+	byNamespace            bool            // the pattern is the target's namespace, else its name
+	pending                []*targetWrites // targets not yet indexed
 	literals               map[string][]*targetWrites
 	unsorted               []keyedTarget // literals not yet in the tries
 	litPrefix, litSuffix   affixNode     // literals by their bytes, forwards and backwards
 	globPrefix, globSuffix affixNode     // globs by their prefix, and by their suffix backwards
 }
 
-// keyedTarget is a target and its literal pattern.
+// keyedTarget is a target and its literal pattern or glob.
 type keyedTarget struct {
-	key string
-	t   *targetWrites
+	q patternQuery
+	t *targetWrites
 }
 
 // patternQuery is a pattern with its literal prefix and suffix.
@@ -40,38 +45,54 @@ func newPatternQuery(text string, literal bool) patternQuery {
 	return q
 }
 
-// add indexes t by the pattern q.
-func (x *patternIndex) add(q patternQuery, t *targetWrites) {
-	if q.literal {
+// add indexes t.
+func (x *patternIndex) add(t *targetWrites) { x.pending = append(x.pending, t) }
+
+// pattern is t's pattern that the index holds.
+func (x *patternIndex) pattern(t *Target) patternQuery {
+	if x.byNamespace {
+		return newPatternQuery(t.Namespace, !isGlob(t.Namespace))
+	}
+	return newPatternQuery(t.Name, t.NameLiteral)
+}
+
+// index indexes the pending targets: literals in the map (and, for the
+// tries, in unsorted), globs in their tries.
+func (x *patternIndex) index() {
+	for _, t := range x.pending {
+		k := keyedTarget{x.pattern(&t.target), t}
+		if !k.q.literal {
+			x.globPrefix.insert(k.q.prefix, false, k.t)
+			x.globSuffix.insert(k.q.suffix, true, k.t)
+			continue
+		}
 		if x.literals == nil {
 			x.literals = map[string][]*targetWrites{}
 		}
-		x.literals[q.text] = append(x.literals[q.text], t)
-		x.unsorted = append(x.unsorted, keyedTarget{q.text, t})
-		return
+		x.literals[k.q.text] = append(x.literals[k.q.text], k.t)
+		x.unsorted = append(x.unsorted, k)
 	}
-	x.globPrefix.insert(q.prefix, false, t)
-	x.globSuffix.insert(q.suffix, true, t)
+	x.pending = x.pending[:0]
 }
 
 // candidates calls f (when not nil) with each target whose pattern may
 // match a string q matches, each once, and returns how many there are.
 // Every target that shares a string with q is among them.
 func (x *patternIndex) candidates(q patternQuery, f func(*targetWrites)) int {
-	n := 0
+	x.index()
 	if q.literal {
-		n = len(x.literals[q.text])
+		n := len(x.literals[q.text])
 		for _, t := range x.literals[q.text] {
 			visitIf(f, t)
 		}
 		return n + fewer(&x.globPrefix, &x.globSuffix, q.text, q.text, walkPath, f)
 	}
 	for _, k := range x.unsorted {
-		x.litPrefix.insert(k.key, false, k.t)
-		x.litSuffix.insert(k.key, true, k.t)
+		x.litPrefix.insert(k.q.text, false, k.t)
+		x.litSuffix.insert(k.q.text, true, k.t)
 	}
 	x.unsorted = x.unsorted[:0]
-	n = fewer(&x.litPrefix, &x.litSuffix, q.prefix, q.suffix, walkBelow, f)
+	n := fewer(&x.litPrefix, &x.litSuffix, q.prefix, q.suffix, walkBelow, f)
 	return n + fewer(&x.globPrefix, &x.globSuffix, q.prefix, q.suffix, walkPathAndBelow, f)
 }
 
