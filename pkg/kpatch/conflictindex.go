@@ -94,29 +94,31 @@ func (b *writeBucket) index(t *targetWrites) {
 
 // overlapping calls f with each target of the bucket that may overlap w's
 // and is at least as specific: a write to a more specific target than the
-// earlier one overrides it on purpose. It looks the targets up by name,
-// or, for a write with a namespace when that finds fewer candidates, by
-// namespace (and the targets without one by name): its cost is the
-// patterns' length plus the candidates.
+// earlier one overrides it on purpose.
 func (b *writeBucket) overlapping(w *write, f func(*targetWrites)) {
 	spec := w.target.Specificity()
-	visit := func(t *targetWrites) {
+	b.candidates(w, func(t *targetWrites) {
 		if mayOverlap(&t.target, &w.target) && t.spec.Compare(spec) >= 0 {
 			f(t)
 		}
-	}
+	})
+}
+
+// candidates calls f (when not nil) with each target of the bucket whose
+// name and namespace patterns may overlap w's, each once, and returns how
+// many there are. It looks the targets up by name, or, for a write with a
+// namespace when that finds fewer, by namespace (and the targets without
+// one by name): its cost is the patterns' length plus the candidates.
+func (b *writeBucket) candidates(w *write, f func(*targetWrites)) int {
 	name := b.byName.pattern(&w.target)
 	if w.target.Namespace == "" {
-		b.byName.candidates(name, visit)
-		return
+		return b.byName.candidates(name, f)
 	}
-	nsq := b.byNamespace.pattern(&w.target)
-	if b.byName.candidates(name, nil) <= b.anyNamespace.candidates(name, nil)+b.byNamespace.candidates(nsq, nil) {
-		b.byName.candidates(name, visit)
-		return
+	ns := b.byNamespace.pattern(&w.target)
+	if b.byName.candidates(name, nil) <= b.anyNamespace.candidates(name, nil)+b.byNamespace.candidates(ns, nil) {
+		return b.byName.candidates(name, f)
 	}
-	b.anyNamespace.candidates(name, visit)
-	b.byNamespace.candidates(nsq, visit)
+	return b.anyNamespace.candidates(name, f) + b.byNamespace.candidates(ns, f)
 }
 
 // conflicts appends the conflicts of w with the earlier writes of the

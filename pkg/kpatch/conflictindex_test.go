@@ -108,3 +108,30 @@ func TestConflictIndexMatchesPairwise(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternIndexCandidates: a write meets only the targets that may
+// overlap its own, not every earlier glob of its field.
+func TestPatternIndexCandidates(t *testing.T) {
+	for _, c := range []struct {
+		shape, query string
+		want         int
+	}{
+		{"distinct", "[deployment.app-5-*]", 1},
+		{"distinct", "[deployment.app-5-web]", 1},
+		{"distinct", "[deployment.*-web]", 1000},
+		{"tenants", "[team-5-*/deployment.*]", 1},
+		{"tenants", "[team-5-a/deployment.web]", 1},
+		{"shared", "[deployment.app-*]", 1},
+	} {
+		idx := conflictIndex{}
+		for i, p := range globFiles(t, 1000, c.shape) {
+			for j := range p.constantWrites() {
+				idx.add(&p.constantWrites()[j], i)
+			}
+		}
+		w := &mustPatch(t, "q.kpatch", c.query+"\nreplicas: 1\n").constantWrites()[0]
+		if n := idx.bucket(w).candidates(w, nil); n != c.want {
+			t.Errorf("%s files, %s: %d candidates, want %d", c.shape, c.query, n, c.want)
+		}
+	}
+}
