@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
+
+	"kpatch.dev/kpatch/internal/anyslab"
 )
 
 // decodeObject decodes a JSON object as the API server's decoder
@@ -20,7 +21,7 @@ import (
 // It reads the document twice: objectScan checks it and counts its
 // members, then objectBuilder makes each map at its size and takes the
 // strings, numbers and list headers from one slab each, so that a
-// document costs its maps and four more allocations, not one per value.
+// document costs its maps and five more allocations, not one per value.
 // TestDecodeObjectMatchesAPIServer and FuzzDecodeObject hold it to the
 // API server's decoder.
 func decodeObject(raw []byte) (map[string]any, error) {
@@ -56,18 +57,8 @@ func firstNonSpace(raw []byte) int {
 }
 
 // objectBuilder is the second pass of the object decoder, over a
-// document objectScan accepted.
-//
-// Its slabs hold the values that an interface holds by pointer: an `any`
-// holding a string, an int64, a float64 or a []any is a type word and a
-// pointer to the value, which the compiler allocates one by one (the
-// runtime's convTstring, convT64, convTslice). The builder instead
-// writes each value once into the next slot of its slab and builds the
-// interface from the slot's address (boxed). Invariant: a slot is
-// written exactly once, before its interface exists, and never again;
-// an interface's value is immutable in Go, so nothing writes through it
-// either; the slab stays alive as long as any interface points into it,
-// as the garbage collector follows interior pointers. Lists are
+// document objectScan accepted. Its slabs (anyslab) box the strings,
+// numbers and list headers, sized by the first pass; lists are
 // sub-slices of one slab of elements, each with its capacity cut to its
 // length, so that an append to one copies it instead of writing into the
 // next.
@@ -75,9 +66,10 @@ type objectBuilder struct {
 	data    string // the one copy of the document; strings are sliced from it
 	pos     int
 	sizes   []int32
-	strings []string
-	numbers []uint64 // int64 and float64 values, by their bits
-	lists   [][]any
+	strings anyslab.Slab[string]
+	ints    anyslab.Slab[int64]
+	floats  anyslab.Slab[float64]
+	lists   anyslab.Slab[[]any]
 	items   []any
 }
 
@@ -85,34 +77,12 @@ func newObjectBuilder(scan *objectScan, raw []byte) objectBuilder {
 	return objectBuilder{
 		data:    string(raw),
 		sizes:   scan.sizes,
-		strings: make([]string, scan.strings),
-		numbers: make([]uint64, scan.numbers),
-		lists:   make([][]any, scan.lists),
+		strings: anyslab.Sized[string](scan.strings),
+		ints:    anyslab.Sized[int64](scan.numbers - scan.floats),
+		floats:  anyslab.Sized[float64](scan.floats),
+		lists:   anyslab.Sized[[]any](scan.lists),
 		items:   make([]any, scan.items),
 	}
-}
-
-// eface is the layout of an interface{} value (the runtime's eface).
-type eface struct {
-	typ  unsafe.Pointer
-	data unsafe.Pointer
-}
-
-// typeWord is the type word of interfaces holding values of v's type.
-func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
-
-var (
-	stringType  = typeWord("")
-	int64Type   = typeWord(int64(0))
-	float64Type = typeWord(float64(0))
-	listType    = typeWord([]any(nil))
-)
-
-// boxed is the interface of type typ whose value is at data; see
-// objectBuilder for the invariant data must keep.
-func boxed(typ, data unsafe.Pointer) (v any) {
-	*(*eface)(unsafe.Pointer(&v)) = eface{typ: typ, data: data}
-	return v
 }
 
 func (b *objectBuilder) skipSpace() {
@@ -138,9 +108,7 @@ func (b *objectBuilder) value() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := &b.strings[0]
-		*p, b.strings = s, b.strings[1:]
-		return boxed(stringType, unsafe.Pointer(p)), nil
+		return b.strings.Box(s), nil
 	case 't':
 		b.pos += len("true")
 		return true, nil
@@ -208,9 +176,7 @@ func (b *objectBuilder) list() (any, error) {
 	if n == 0 {
 		b.pos++ // ']'
 	}
-	p := &b.lists[0]
-	*p, b.lists = l, b.lists[1:]
-	return boxed(listType, unsafe.Pointer(p)), nil
+	return b.lists.Box(l), nil
 }
 
 // str decodes a string from its opening quote: sliced from the document
@@ -253,18 +219,14 @@ func (b *objectBuilder) number() (any, error) {
 		}
 	}
 	lit := b.data[start:b.pos]
-	p := &b.numbers[0]
-	b.numbers = b.numbers[1:]
 	if integer {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			*(*int64)(unsafe.Pointer(p)) = i
-			return boxed(int64Type, unsafe.Pointer(p)), nil
+			return b.ints.Box(i), nil
 		}
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		return nil, &DecodeError{Offset: start, Msg: "number " + lit + " does not fit a float64"}
 	}
-	*(*float64)(unsafe.Pointer(p)) = f
-	return boxed(float64Type, unsafe.Pointer(p)), nil
+	return b.floats.Box(f), nil
 }

@@ -32,6 +32,7 @@ type objectScan struct {
 	sizes   []int32
 	strings int // string values (keys are not boxed)
 	numbers int
+	floats  int // numbers with a fraction or an exponent
 	lists   int
 	items   int // list elements, all lists together
 }
@@ -228,13 +229,16 @@ func (s *objectScan) number() error {
 	case s.digits() == 0:
 		return s.fail("invalid number, expecting a digit")
 	}
+	integer := true
 	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		integer = false
 		s.pos++
 		if s.digits() == 0 {
 			return s.fail("invalid number, expecting a digit after the decimal point")
 		}
 	}
 	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		integer = false
 		s.pos++
 		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
 			s.pos++
@@ -242,6 +246,9 @@ func (s *objectScan) number() error {
 		if s.digits() == 0 {
 			return s.fail("invalid number, expecting a digit in the exponent")
 		}
+	}
+	if !integer {
+		s.floats++
 	}
 	return nil
 }
