@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"kpatch.dev/kpatch/internal/anyslab"
 )
 
 // ApplyOptions adjust how patches meet an object.
@@ -79,6 +81,11 @@ type applier struct {
 	expanded expansion
 	// valueBytes is the size of the value the plan being run writes.
 	valueBytes int
+	// lists and strings box the lists and strings the applier writes
+	// (anyslab); kept when the applier is reused, as their used slots
+	// are never written again.
+	lists   anyslab.Slab[[]any]
+	strings anyslab.Slab[string]
 }
 
 type undoRecord struct {
@@ -362,7 +369,7 @@ func (a *applier) writableList(s slot, l []any) []any {
 	c := make([]any, len(l))
 	copy(c, l)
 	a.own(listPointer(c))
-	a.set(s, c)
+	a.set(s, a.lists.Box(c))
 	return c
 }
 
