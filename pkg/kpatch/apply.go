@@ -82,8 +82,8 @@ type applier struct {
 	// valueBytes is the size of the value the plan being run writes.
 	valueBytes int
 	// lists and strings box the lists and strings the applier writes
-	// (anyslab); kept when the applier is reused, as their used slots
-	// are never written again.
+	// (anyslab); dropped by reset, as their used slots hold values of
+	// the object, which a pooled applier must not keep alive.
 	lists   anyslab.Slab[[]any]
 	strings anyslab.Slab[string]
 }
@@ -116,6 +116,7 @@ func (a *applier) reset() {
 	a.root = nil
 	a.meter = meter{}
 	a.file = 0
+	a.lists, a.strings = anyslab.Slab[[]any]{}, anyslab.Slab[string]{}
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
