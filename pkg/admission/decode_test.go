@@ -160,3 +160,15 @@ func BenchmarkDecodeObject(b *testing.B) {
 		})
 	}
 }
+
+// TestDecodeObjectSaysWhere holds a refused document's error to the
+// byte offset of what is wrong.
+func TestDecodeObjectSaysWhere(t *testing.T) {
+	for raw, offset := range map[string]int{`{"a":tru}`: 5, `{"a":1,}`: 7, `{"a":"x` + "\x01" + `"}`: 7, `{"a":1e400}`: 5, `{"a" 1}`: 5} {
+		_, err := decodeObject([]byte(raw))
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Offset != offset {
+			t.Errorf("%q: %v, want a *DecodeError at offset %d", raw, err, offset)
+		}
+	}
+}

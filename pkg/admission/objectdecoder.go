@@ -21,7 +21,8 @@ import (
 // It reads the document twice: objectScan checks it and counts its
 // members, then objectBuilder makes each map at its size and takes the
 // strings, numbers and list headers from one slab each, so that a
-// document costs its maps and five more allocations, not one per value.
+// document costs its maps, one copy of its bytes and one slab per kind
+// of value, not an allocation per value.
 // TestDecodeObjectMatchesAPIServer and FuzzDecodeObject hold it to the
 // API server's decoder.
 func decodeObject(raw []byte) (map[string]any, error) {
