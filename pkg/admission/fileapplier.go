@@ -122,7 +122,10 @@ func (f *fileApplier) setObject(obj map[string]any) {
 // filePanic turns the engine's panic of a file into a *PanicError naming
 // the file; other errors are returned as they are.
 func filePanic(p *kpatch.Patch, err error) error {
-	if pe := (*kpatch.PanicError)(nil); err != nil && errors.As(err, &pe) {
+	if err == nil {
+		return nil // before pe: its address escapes, one allocation per file
+	}
+	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
 		return &PanicError{File: p.Name(), Value: pe.Value, Stack: pe.Stack}
 	}
 	return err

@@ -70,7 +70,10 @@ var _ admission.Handler = (*Handler)(nil)
 // namespace and name, and stops when ctx ends. Internal errors, panics
 // included, are answered by OnError.
 func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
-	log := logf.FromContext(ctx)
+	log, err := logr.FromContext(ctx)
+	if err != nil {
+		log = logf.Log // as logf.FromContext, without its WithValues' allocation
+	}
 	result := ResultUnchanged
 	defer func() {
 		if r := recover(); r != nil {
@@ -162,8 +165,7 @@ func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admissi
 	}
 	resp, result := admission.Allowed(""), ResultUnchanged
 	if patch != nil {
-		patchType := admissionv1.PatchTypeJSONPatch
-		resp.Patch, resp.PatchType = patch, &patchType
+		resp.Patch, resp.PatchType = patch, &jsonPatchType
 		result = ResultMutated
 	}
 	if len(messages) > 0 {
@@ -193,6 +195,10 @@ func (h *Handler) patches(req *admission.Request) bool {
 	}
 	return false
 }
+
+// jsonPatchType is the patch type of every answer with a patch, shared:
+// nothing writes a response's patch type.
+var jsonPatchType = admissionv1.PatchTypeJSONPatch
 
 // prefix starts every warning and denial message, once.
 const prefix = "kpatch: "

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -224,11 +225,36 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	if sameContainer(orig, patched) {
 		return nil, nil
 	}
-	enc := patchEncoder{b: make([]byte, 0, 1024)}
-	if err := diffMaps(orig, patched, make([]byte, 0, 128), &enc); err != nil || enc.n == 0 {
+	bufs := patchBuffers.Get().(*patchBuffer)
+	defer bufs.put()
+	enc := patchEncoder{b: bufs.patch[:0]}
+	err := diffMaps(orig, patched, bufs.path[:0], &enc)
+	bufs.patch = enc.b
+	if err != nil || enc.n == 0 {
 		return nil, err
 	}
-	return append(enc.b, ']'), nil
+	out := make([]byte, len(enc.b)+1) // the one allocation of the JSONPatch
+	copy(out, enc.b)
+	out[len(enc.b)] = ']'
+	return out, nil
+}
+
+// patchBuffer is the scratch of jsonPatch: the JSONPatch being written
+// and the pointer being built.
+type patchBuffer struct {
+	patch, path []byte
+}
+
+// patchBuffers keeps jsonPatch's scratch between requests.
+var patchBuffers = sync.Pool{New: func() any {
+	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256)}
+}}
+
+// put returns the scratch to patchBuffers unless it grew past 1 MiB.
+func (p *patchBuffer) put() {
+	if cap(p.patch) <= 1<<20 {
+		patchBuffers.Put(p)
+	}
 }
 
 // patchEncoder writes operations into one JSON array as they come.

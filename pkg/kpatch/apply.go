@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"kpatch.dev/kpatch/internal/anyslab"
 )
 
 // ApplyOptions adjust how patches meet an object.
@@ -79,6 +81,11 @@ type applier struct {
 	expanded expansion
 	// valueBytes is the size of the value the plan being run writes.
 	valueBytes int
+	// lists and strings box the lists and strings the applier writes
+	// (anyslab); dropped by reset, as their used slots hold values of
+	// the object, which a pooled applier must not keep alive.
+	lists   anyslab.Slab[[]any]
+	strings anyslab.Slab[string]
 }
 
 type undoRecord struct {
@@ -109,6 +116,7 @@ func (a *applier) reset() {
 	a.root = nil
 	a.meter = meter{}
 	a.file = 0
+	a.lists, a.strings = anyslab.Slab[[]any]{}, anyslab.Slab[string]{}
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -362,7 +370,7 @@ func (a *applier) writableList(s slot, l []any) []any {
 	c := make([]any, len(l))
 	copy(c, l)
 	a.own(listPointer(c))
-	a.set(s, c)
+	a.set(s, a.lists.Box(c))
 	return c
 }
 

@@ -16,14 +16,20 @@ type beforeView struct {
 	lists map[unsafe.Pointer]struct{}
 }
 
-func newBeforeView(a *applier, recs []undoRecord) *beforeView {
-	v := &beforeView{a: a, first: newFirstRecords(recs), delta: map[unsafe.Pointer]int{}, lists: map[unsafe.Pointer]struct{}{}}
+func newBeforeView(a *applier, recs []undoRecord) beforeView {
+	v := beforeView{a: a, first: newFirstRecords(recs)}
 	for i := range recs {
 		r := &recs[i]
 		switch {
 		case r.l != nil:
+			if v.lists == nil {
+				v.lists = map[unsafe.Pointer]struct{}{}
+			}
 			v.lists[listPointer(r.l)] = struct{}{}
 		case r.m != nil:
+			if v.delta == nil {
+				v.delta = map[unsafe.Pointer]int{}
+			}
 			p := mapPointer(r.m)
 			d := v.delta[p]
 			if v.first.isFirst(i) {

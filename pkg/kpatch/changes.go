@@ -31,7 +31,8 @@ func (a *applier) changedSince(mark int, before map[string]any) bool {
 	}
 	for i := range recs {
 		if a.ownedBefore(recs[i].replaced()) {
-			return !newBeforeView(a, recs).same(before, a.root)
+			v := newBeforeView(a, recs)
+			return !v.same(before, a.root)
 		}
 	}
 	first := newFirstRecords(recs)

@@ -44,14 +44,25 @@ func (r imageRef) name() string {
 }
 
 func (r imageRef) String() string {
-	s := r.name()
+	if r.registry == "" && r.tag == "" && r.digest == "" {
+		return r.path
+	}
+	var b strings.Builder // one allocation, not one per part
+	b.Grow(len(r.registry) + len(r.path) + len(r.tag) + len(r.digest) + 3)
+	if r.registry != "" {
+		b.WriteString(r.registry)
+		b.WriteByte('/')
+	}
+	b.WriteString(r.path)
 	if r.tag != "" {
-		s += ":" + r.tag
+		b.WriteByte(':')
+		b.WriteString(r.tag)
 	}
 	if r.digest != "" {
-		s += "@" + r.digest
+		b.WriteByte('@')
+		b.WriteString(r.digest)
 	}
-	return s
+	return b.String()
 }
 
 // setImageRefPart sets one part of the reference old. An empty text
