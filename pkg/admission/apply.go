@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime/debug"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -132,44 +131,4 @@ func targets(p *kpatch.Patch, ref *kpatch.ObjectRef) bool {
 		}
 	}
 	return false
-}
-
-// sameValue reports whether two decoded JSON values are equal, without
-// looking inside the maps and lists they share: the engine's results
-// share every part they did not change with their input.
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		if sameContainer(x, y) {
-			return true
-		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !sameValue(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		if sameContainer(x, y) {
-			return true
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	if scalar(a) && scalar(b) {
-		return sameScalar(a, b)
-	}
-	return reflect.DeepEqual(a, b)
 }

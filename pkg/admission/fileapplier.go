@@ -73,7 +73,7 @@ func (f *fileApplier) applyChecked(one []*kpatch.Patch) fileRun {
 	switch {
 	case err != nil:
 		fr.result = FileFailed
-	case sameValue(f.out, next):
+	case kpatch.SameJSON(f.out, next):
 		fr.result = FileUnchanged
 	default:
 		fr.result = FilePatched
@@ -98,9 +98,9 @@ func (f *fileApplier) applyFunc(p *kpatch.Patch, apply func(map[string]any) (map
 	}
 	fr := fileRun{file: p.Name(), patch: p, err: err}
 	switch {
-	case err != nil && !(skippedOnly(err) && !sameValue(cur, next)):
+	case err != nil && !(skippedOnly(err) && !kpatch.SameJSON(cur, next)):
 		fr.result = FileFailed
-	case sameValue(cur, next):
+	case kpatch.SameJSON(cur, next):
 		fr.result = FileUnchanged
 	default:
 		fr.result = FilePatched

@@ -51,13 +51,13 @@ func (v *beforeView) same(b, n any) bool {
 	switch x := b.(type) {
 	case map[string]any:
 		if !v.a.owns(mapPointer(x)) {
-			return sameJSON(x, n) // never changed, nor anything in it
+			return SameJSON(x, n) // never changed, nor anything in it
 		}
 		y, ok := n.(map[string]any)
 		return ok && v.sameMap(x, y)
 	case []any:
 		if len(x) == 0 || !v.a.owns(listPointer(x)) {
-			return sameJSON(x, n)
+			return SameJSON(x, n)
 		}
 		y, ok := n.([]any)
 		if !ok || len(x) != len(y) { // an owned list keeps its length

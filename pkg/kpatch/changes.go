@@ -42,7 +42,7 @@ func (a *applier) changedSince(mark int, before map[string]any) bool {
 			continue
 		}
 		now, present := a.slotValue(r)
-		if present != (r.had || r.m == nil) || present && !sameJSON(r.replaced(), now) {
+		if present != (r.had || r.m == nil) || present && !SameJSON(r.replaced(), now) {
 			return true
 		}
 	}
@@ -179,10 +179,12 @@ func (f *firstRecords) of(k slotKey) *undoRecord {
 	return nil
 }
 
-// sameJSON reports whether two decoded values are equal, without looking
-// inside the maps and lists they share; numbers compare by value as
-// int64 and float64, other scalars must be deeply equal.
-func sameJSON(a, b any) bool {
+// SameJSON reports whether two decoded JSON values are equal, without
+// looking inside the maps and lists they share (the engine's results
+// share every part they did not change with their input); numbers
+// compare by value as int64 and float64, other scalars must be deeply
+// equal.
+func SameJSON(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -193,7 +195,7 @@ func sameJSON(a, b any) bool {
 			return true
 		}
 		for k, v := range x {
-			if w, ok := y[k]; !ok || !sameJSON(v, w) {
+			if w, ok := y[k]; !ok || !SameJSON(v, w) {
 				return false
 			}
 		}
@@ -207,7 +209,7 @@ func sameJSON(a, b any) bool {
 			return true
 		}
 		for i := range x {
-			if !sameJSON(x[i], y[i]) {
+			if !SameJSON(x[i], y[i]) {
 				return false
 			}
 		}

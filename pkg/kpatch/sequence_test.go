@@ -18,7 +18,7 @@ func fileByFile(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[st
 		next, err := ApplyContext(context.Background(), obj, []*Patch{p}, opts)
 		errs[i] = err
 		if err == nil {
-			changed[i] = !sameJSON(obj, next)
+			changed[i] = !SameJSON(obj, next)
 			obj = next
 		}
 	}
