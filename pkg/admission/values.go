@@ -106,9 +106,11 @@ func valueAnnotations(m map[string]string) []annotation {
 // or an error naming the parameter and the annotation that gave it when
 // a value fails the schema or does not fit the file.
 func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.Patch, error) {
+	var nsBuf, objBuf [8]annotation // most files read a few parameters: no allocation
+	ns, obj := fv.relevant(nsBuf[:0], oc.nsValues, false), fv.relevant(objBuf[:0], oc.objValues, true)
 	bound := fv.patch
-	if fv.incomplete || fv.setBy(oc.nsValues, false) || fv.setBy(oc.objValues, true) {
-		b, err := cache.bind(fv, oc)
+	if len(ns) > 0 || len(obj) > 0 || fv.incomplete {
+		b, err := cache.bind(fv, oc, ns, obj)
 		if err != nil {
 			return nil, err
 		}
@@ -135,37 +137,15 @@ func (fv *fileValues) sets(a annotation, object bool) bool {
 	return p.FromObject()
 }
 
-// setBy reports whether an annotation of all sets an input of the file.
-func (fv *fileValues) setBy(all []annotation, object bool) bool {
-	return slices.ContainsFunc(all, func(a annotation) bool { return fv.sets(a, object) })
-}
-
-// relevant returns the annotations of all that set an input of the file;
-// nil when none does.
-func (fv *fileValues) relevant(all []annotation, object bool) []annotation {
-	var out []annotation
+// relevant appends to out the annotations of all that set an input of
+// the file.
+func (fv *fileValues) relevant(out, all []annotation, object bool) []annotation {
 	for _, a := range all {
 		if fv.sets(a, object) {
 			out = append(out, a)
 		}
 	}
 	return out
-}
-
-// setsExactly reports whether want are the annotations of all that set
-// an input of the file (relevant), without a copy.
-func (fv *fileValues) setsExactly(want, all []annotation, object bool) bool {
-	i := 0
-	for _, a := range all {
-		if !fv.sets(a, object) {
-			continue
-		}
-		if i == len(want) || want[i] != a {
-			return false
-		}
-		i++
-	}
-	return i == len(want)
 }
 
 // resolve binds the file to its ConfigMap's values with the annotations

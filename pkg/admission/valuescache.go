@@ -54,18 +54,19 @@ type boundEntry struct {
 	used              atomic.Uint64 // the clock when last found
 }
 
-// bind returns fv bound with the annotations of oc that set its inputs,
+// bind returns fv bound with ns and obj, the annotations of the
+// Namespace and of the object of oc that set its inputs (fv.relevant),
 // from the cache or bound now and kept.
-func (c *boundCache) bind(fv *fileValues, oc *objectContext) (*kpatch.Patch, error) {
-	key := boundKey{fv, c.sum(fv, oc, false)}
-	if e := c.get(key, oc, false); e != nil {
+func (c *boundCache) bind(fv *fileValues, oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
+	key := boundKey{fv, c.sum(oc, ns, obj, false)}
+	if e := c.get(key, oc, ns, obj, false); e != nil {
 		return e.patch, nil
 	}
-	ekey := boundKey{fv, c.sum(fv, oc, true)}
-	if e := c.get(ekey, oc, true); e != nil {
+	ekey := boundKey{fv, c.sum(oc, ns, obj, true)}
+	if e := c.get(ekey, oc, ns, obj, true); e != nil {
 		return nil, e.err
 	}
-	e := &boundEntry{ns: fv.relevant(oc.nsValues, false), obj: fv.relevant(oc.objValues, true)}
+	e := &boundEntry{ns: slices.Clone(ns), obj: slices.Clone(obj)}
 	e.patch, e.err = fv.resolve(oc, e.ns, e.obj)
 	if e.err != nil {
 		e.failed, e.namespace, e.object, key = true, oc.namespaceName(), oc.object, ekey
@@ -74,31 +75,24 @@ func (c *boundCache) bind(fv *fileValues, oc *objectContext) (*kpatch.Patch, err
 	return e.patch, e.err
 }
 
-// sum hashes the annotations of oc that set fv's inputs: the
-// Namespace's, then the object's; for a failed binding, the names of the
-// Namespace and, when its annotations took part, of the object.
-func (c *boundCache) sum(fv *fileValues, oc *objectContext, failed bool) uint64 {
+// sum hashes the annotations ns and obj; for a failed binding, with the
+// names of the Namespace and, when obj is not empty, of the object.
+func (c *boundCache) sum(oc *objectContext, ns, obj []annotation, failed bool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	write := func(all []annotation, object bool) (n int) {
-		for _, a := range all {
-			if fv.sets(a, object) {
-				h.WriteString(a.key)
-				h.WriteByte(0)
-				h.WriteString(a.value)
-				h.WriteByte(0)
-				n++
-			}
+	for i, list := range [2][]annotation{ns, obj} {
+		h.WriteByte(byte(i))
+		for _, a := range list {
+			h.WriteString(a.key)
+			h.WriteByte(0)
+			h.WriteString(a.value)
+			h.WriteByte(0)
 		}
-		return n
 	}
-	write(oc.nsValues, false)
-	h.WriteByte(1)
-	objects := write(oc.objValues, true)
 	if failed {
 		h.WriteByte(2)
 		h.WriteString(oc.namespaceName())
-		if objects > 0 {
+		if len(obj) > 0 {
 			h.WriteByte(2)
 			h.WriteString(oc.object)
 		}
@@ -106,29 +100,22 @@ func (c *boundCache) sum(fv *fileValues, oc *objectContext, failed bool) uint64 
 	return h.Sum64()
 }
 
-// get returns the entry of key when it is the binding of oc's
-// annotations, and marks it used; nil when there is none.
-func (c *boundCache) get(key boundKey, oc *objectContext, failed bool) *boundEntry {
+// get returns the entry of key when it is the binding of ns and obj for
+// oc, and marks it used; nil when there is none.
+func (c *boundCache) get(key boundKey, oc *objectContext, ns, obj []annotation, failed bool) *boundEntry {
 	v, ok := c.entries.Load(key)
 	if !ok {
 		return nil
 	}
 	e := v.(*boundEntry)
-	if !e.matches(key.fv, oc, failed) {
+	if e.failed != failed || !slices.Equal(e.ns, ns) || !slices.Equal(e.obj, obj) ||
+		failed && (e.namespace != oc.namespaceName() || len(obj) > 0 && e.object != oc.object) {
 		return nil
 	}
 	if now := c.clock.Load(); e.used.Load() != now {
 		e.used.Store(now)
 	}
 	return e
-}
-
-// matches reports whether e is the binding of fv to oc's annotations.
-func (e *boundEntry) matches(fv *fileValues, oc *objectContext, failed bool) bool {
-	if e.failed != failed || !fv.setsExactly(e.ns, oc.nsValues, false) || !fv.setsExactly(e.obj, oc.objValues, true) {
-		return false
-	}
-	return !failed || e.namespace == oc.namespaceName() && (len(e.obj) == 0 || e.object == oc.object)
 }
 
 // add keeps e under key; when the cache is full, it first drops the

@@ -81,12 +81,12 @@ func TestBoundCacheHit(t *testing.T) {
 		}
 	}
 	oc := &objectContext{namespace: namespace("a", nil), nsValues: valueAnnotations(map[string]string{"values.kpatch.dev/team": "a"}), object: "Deployment a/web"}
-	want, err := reg.bound.bind(fv, oc)
+	want, err := fv.forObject(reg.bound, oc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		if p, _ := reg.bound.bind(fv, oc); p != want {
+		if p, _ := fv.forObject(reg.bound, oc); p != want {
 			t.Fatal("bound again")
 		}
 	}); n != 0 {
