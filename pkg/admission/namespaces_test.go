@@ -1,11 +1,14 @@
 package admission
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
@@ -25,5 +28,66 @@ func TestCachedNamespaces(t *testing.T) {
 	}
 	if _, ok := (CachedNamespaces{}).Namespace("team-a"); ok {
 		t.Error("no reader: found a namespace")
+	}
+}
+
+// TestInformedNamespaces keeps each version of a Namespace from its
+// informer's events, with its values annotations parsed, and forgets a
+// deleted one; a Namespace not reported yet is read from Missing.
+func TestInformedNamespaces(t *testing.T) {
+	n := &InformedNamespaces{}
+	a := namespace("a", map[string]string{"values.kpatch.dev/team": "x", "other": "y"})
+	n.OnAdd(a, true)
+	v, ok := n.view("a")
+	if got, _ := n.Namespace("a"); !ok || got != a || len(v.values) != 1 || v.values[0] != (annotation{"values.kpatch.dev/team", "team", "x"}) {
+		t.Fatalf("a: %v %+v", got, v)
+	}
+	// one decoded object per version, shared by the requests
+	if obj := v.object(); reflect.ValueOf(obj).Pointer() != reflect.ValueOf(v.object()).Pointer() || obj["kind"] != "Namespace" {
+		t.Errorf("converted twice, or not a Namespace: %v", obj)
+	}
+	a2 := namespace("a", map[string]string{"values.kpatch.dev/team": "z"})
+	n.OnUpdate(a, a2)
+	if v2, _ := n.view("a"); v2.ns != a2 || v2.values[0].value != "z" || objectLabel(v2.object(), "app.kubernetes.io/part-of") != "a-shop" {
+		t.Errorf("update: %+v", v2)
+	}
+	n.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "a", Obj: a2})
+	if got, ok := n.Namespace("a"); ok {
+		t.Errorf("deleted: %v", got)
+	}
+	n.Missing = namespaces{"b": namespace("b", nil)}
+	if got, ok := n.Namespace("b"); !ok || got.Name != "b" {
+		t.Errorf("missing: %v %v", got, ok)
+	}
+	if _, ok := n.Namespace("c"); ok {
+		t.Error("c: found")
+	}
+}
+
+func objectLabel(obj map[string]any, key string) string {
+	md, _ := obj["metadata"].(map[string]any)
+	labels, _ := md["labels"].(map[string]any)
+	s, _ := labels[key].(string)
+	return s
+}
+
+// TestReplacementsReadTheNamespaceVersion: a replacement reads the
+// version of the Namespace that the informer last reported.
+func TestReplacementsReadTheNamespaceVersion(t *testing.T) {
+	h := replHandler(t, map[string]string{"repl.yaml": replFile}, sourceCM("shop", "eu-west-1"))
+	var nss InformedNamespaces
+	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}
+	nss.OnAdd(shop, true)
+	h.Namespaces = &nss
+	for _, team := range []string{"checkout", "payments"} {
+		if team != "checkout" {
+			next := shop.DeepCopy()
+			next.Labels["team"] = team
+			nss.OnUpdate(shop, next)
+		}
+		got, _ := changes(t, h, deploymentJSON)
+		if !slices.Contains(got, "add /metadata/labels=map[team:"+team+"]") {
+			t.Errorf("team %s: %v", team, got)
+		}
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"runtime/debug"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -120,16 +117,14 @@ func (rr *replacementRun) applyFile(ctx context.Context, one []*kpatch.Patch, ob
 }
 
 // gather reads the sources once: the object's Namespace and the labelled
-// ConfigMaps, from the handler's caches.
+// ConfigMaps, from the handler's caches, shared and never modified.
 func (rr *replacementRun) gather() {
 	if rr.gathered {
 		return
 	}
 	rr.gathered = true
-	if rr.h.Namespaces != nil && rr.namespace != "" {
-		if ns, ok := rr.h.Namespaces.Namespace(rr.namespace); ok {
-			rr.sources = append(rr.sources, namespaceObject(ns))
-		}
+	if view, ok := rr.h.namespaceView(rr.namespace); ok {
+		rr.sources = append(rr.sources, view.object())
 	}
 	if rr.h.Sources != nil {
 		if rr.namespace != "" {
@@ -137,17 +132,6 @@ func (rr *replacementRun) gather() {
 		}
 		rr.fallback = rr.h.Sources.ConfigMaps(rr.h.RegistryNamespace)
 	}
-}
-
-// namespaceObject is a Namespace as a source reads it: a decoded object
-// with its apiVersion and kind (a cache's typed objects have neither).
-func namespaceObject(ns *corev1.Namespace) map[string]any {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
-	if err != nil { // a typed Namespace always converts
-		obj = map[string]any{"metadata": map[string]any{"name": ns.Name}}
-	}
-	obj["apiVersion"], obj["kind"] = "v1", "Namespace"
-	return obj
 }
 
 // ReplacementError is a replacement that failed on an admitted object.

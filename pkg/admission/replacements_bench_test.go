@@ -52,9 +52,9 @@ func manyReplacements(n int) string {
 // settings-<sources-1>.
 func benchmarkReplacements(b *testing.B, file string, sources int) {
 	h, _, raw := benchHandlerWith(b, []corev1.ConfigMap{configMap("repl", map[string]string{"repl.yaml": file})})
-	h.Namespaces = NamespacesFunc(func(string) (*corev1.Namespace, bool) {
-		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}, true
-	})
+	var nss InformedNamespaces // as the webhook keeps them
+	nss.OnAdd(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}, true)
+	h.Namespaces = &nss
 	var s SourceConfigMaps
 	s.OnAdd(sourceCM("shop", "eu-west-1"), true)
 	for i := range sources {

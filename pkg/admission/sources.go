@@ -1,9 +1,10 @@
 package admission
 
 import (
+	"maps"
 	"slices"
-	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,26 +39,66 @@ var (
 
 // SourceConfigMaps keeps the source ConfigMaps an informer reports (its
 // event handler), decoded once per change: a request reads its
-// namespace's list, immutable, without a lock or a conversion; a change
-// replaces the list of one namespace.
+// namespace's list, immutable, without a lock or a conversion. A change
+// costs the same whatever the number of ConfigMaps of its namespace (one
+// entry of a map); the first read after changes lists the namespace again
+// (n log n), so that a start-up that reports n ConfigMaps costs n, not
+// n².
 type SourceConfigMaps struct {
 	mu          sync.Mutex // serializes writers
-	byNamespace sync.Map   // namespace -> []map[string]any, by name
+	byNamespace sync.Map   // namespace -> *sourceNamespace
+}
+
+// sourceNamespace is the source ConfigMaps of one namespace: by name, and
+// the list by name that requests read, nil after a change.
+type sourceNamespace struct {
+	mu     sync.Mutex // guards byName: writers, and the first read after a change
+	byName map[string]map[string]any
+	list   atomic.Pointer[[]map[string]any]
 }
 
 // ConfigMaps returns the source ConfigMaps of namespace, by name.
 func (s *SourceConfigMaps) ConfigMaps(namespace string) []map[string]any {
-	if list, ok := s.byNamespace.Load(namespace); ok {
-		return list.([]map[string]any)
+	v, ok := s.byNamespace.Load(namespace)
+	if !ok {
+		return nil
 	}
-	return nil
+	sn := v.(*sourceNamespace)
+	if list := sn.list.Load(); list != nil {
+		return *list
+	}
+	return sn.relist()
+}
+
+// relist makes the list of the namespace's ConfigMaps by name again,
+// unless another read just did.
+func (sn *sourceNamespace) relist() []map[string]any {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if list := sn.list.Load(); list != nil {
+		return *list
+	}
+	var list []map[string]any
+	for _, name := range slices.Sorted(maps.Keys(sn.byName)) {
+		list = append(list, sn.byName[name])
+	}
+	sn.list.Store(&list)
+	return list
 }
 
 // OnAdd records a ConfigMap.
 func (s *SourceConfigMaps) OnAdd(obj any, _ bool) { s.set(obj, false) }
 
-// OnUpdate records a ConfigMap's new version.
-func (s *SourceConfigMaps) OnUpdate(_, obj any) { s.set(obj, false) }
+// OnUpdate records a ConfigMap's new version; a resync (the same version)
+// changes nothing.
+func (s *SourceConfigMaps) OnUpdate(old, obj any) {
+	o, ok1 := old.(*corev1.ConfigMap)
+	n, ok2 := obj.(*corev1.ConfigMap)
+	if ok1 && ok2 && o.ResourceVersion != "" && o.ResourceVersion == n.ResourceVersion && o.UID == n.UID {
+		return
+	}
+	s.set(obj, false)
+}
 
 // OnDelete forgets a ConfigMap (deleted, or no longer labelled).
 func (s *SourceConfigMaps) OnDelete(obj any) {
@@ -67,25 +108,38 @@ func (s *SourceConfigMaps) OnDelete(obj any) {
 	s.set(obj, true)
 }
 
-// set replaces (or, with remove, drops) the ConfigMap in a new list of
-// its namespace.
+// set records (or, with remove, drops) the ConfigMap in its namespace,
+// whose list is made again on the next read.
 func (s *SourceConfigMaps) set(obj any, remove bool) {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return
 	}
+	var decoded map[string]any
+	if !remove {
+		decoded = configMapObject(cm)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list := slices.DeleteFunc(slices.Clone(s.ConfigMaps(cm.Namespace)), func(o map[string]any) bool { return nameOf(o) == cm.Name })
-	if !remove {
-		list = append(list, configMapObject(cm))
-		slices.SortFunc(list, func(a, b map[string]any) int { return strings.Compare(nameOf(a), nameOf(b)) })
+	v, ok := s.byNamespace.Load(cm.Namespace)
+	if !ok {
+		if remove {
+			return
+		}
+		v, _ = s.byNamespace.LoadOrStore(cm.Namespace, &sourceNamespace{byName: map[string]map[string]any{}})
 	}
-	if len(list) == 0 {
+	sn := v.(*sourceNamespace)
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if remove {
+		delete(sn.byName, cm.Name)
+	} else {
+		sn.byName[cm.Name] = decoded
+	}
+	sn.list.Store(nil)
+	if len(sn.byName) == 0 {
 		s.byNamespace.Delete(cm.Namespace)
-		return
 	}
-	s.byNamespace.Store(cm.Namespace, slices.Clip(list))
 }
 
 // configMapObject is a ConfigMap as a source reads it: a decoded object
@@ -97,11 +151,4 @@ func configMapObject(cm *corev1.ConfigMap) map[string]any {
 	}
 	obj["apiVersion"], obj["kind"] = "v1", "ConfigMap"
 	return obj
-}
-
-// nameOf is a decoded object's metadata.name.
-func nameOf(obj map[string]any) string {
-	md, _ := obj["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	return name
 }

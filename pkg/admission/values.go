@@ -77,6 +77,15 @@ type objectContext struct {
 // is the text before its first dot.
 type annotation struct{ key, param, value string }
 
+// namespaceName is the name of the object's Namespace; empty when it is
+// not known.
+func (oc *objectContext) namespaceName() string {
+	if oc.namespace == nil {
+		return ""
+	}
+	return oc.namespace.Name
+}
+
 // valueAnnotations returns the annotations values.kpatch.dev/NAME of m,
 // sorted by key; nil when there is none.
 func valueAnnotations(m map[string]string) []annotation {
@@ -97,13 +106,8 @@ func valueAnnotations(m map[string]string) []annotation {
 // or an error naming the parameter and the annotation that gave it when
 // a value fails the schema or does not fit the file.
 func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.Patch, error) {
-	var ns, obj []annotation
-	if fv.pv.schema != nil {
-		ns = fv.relevant(oc.nsValues, false)
-		if fv.fromObject {
-			obj = fv.relevant(oc.objValues, true)
-		}
-	}
+	var nsBuf, objBuf [8]annotation // most files read a few parameters: no allocation
+	ns, obj := fv.relevant(nsBuf[:0], oc.nsValues, false), fv.relevant(objBuf[:0], oc.objValues, true)
 	bound := fv.patch
 	if len(ns) > 0 || len(obj) > 0 || fv.incomplete {
 		b, err := cache.bind(fv, oc, ns, obj)
@@ -119,18 +123,27 @@ func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.P
 	return bound.WithVariables(&kpatch.Variables{Values: vars.Values, Features: vars.Features, Builtins: &oc.builtins}), nil
 }
 
-// relevant returns the annotations of all that set an input of the file
-// (on the object, only fromObject parameters); nil when none does.
-func (fv *fileValues) relevant(all []annotation, object bool) []annotation {
-	var out []annotation
+// sets reports whether the annotation a (of the object when object is
+// true) sets an input of the file: on the object, only a fromObject
+// parameter does.
+func (fv *fileValues) sets(a annotation, object bool) bool {
+	if fv.pv.schema == nil || !fv.inputs[a.param] || object && !fv.fromObject {
+		return false
+	}
+	if !object {
+		return true
+	}
+	p, _ := fv.pv.schema.Lookup(a.param)
+	return p.FromObject()
+}
+
+// relevant appends to out the annotations of all that set an input of
+// the file.
+func (fv *fileValues) relevant(out, all []annotation, object bool) []annotation {
 	for _, a := range all {
-		if !fv.inputs[a.param] {
-			continue
+		if fv.sets(a, object) {
+			out = append(out, a)
 		}
-		if p, _ := fv.pv.schema.Lookup(a.param); object && !p.FromObject() {
-			continue
-		}
-		out = append(out, a)
 	}
 	return out
 }
@@ -138,10 +151,7 @@ func (fv *fileValues) relevant(all []annotation, object bool) []annotation {
 // resolve binds the file to its ConfigMap's values with the annotations
 // ns (of the Namespace) and obj (of the object) on top.
 func (fv *fileValues) resolve(oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
-	var nsName string
-	if oc.namespace != nil {
-		nsName = oc.namespace.Name
-	}
+	nsName := oc.namespaceName()
 	vars, err := fv.pv.base.Resolve(
 		parameters.NamespaceAnnotations(nsName, annotationMap(ns)),
 		parameters.ObjectAnnotations(oc.object, annotationMap(obj)))
@@ -257,7 +267,9 @@ func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admiss
 }
 
 // objectContext finds what the files read about the object: its
-// Namespace (from h.Namespaces) and the annotations values.kpatch.dev/.
+// Namespace (from h.Namespaces, with its annotations values.kpatch.dev/
+// parsed once per version) and the object's annotations
+// values.kpatch.dev/.
 func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref *kpatch.ObjectRef) *objectContext {
 	oc := &objectContext{object: req.Kind.Kind + " " + ref.Namespace + "/" + ref.Name}
 	if ref.Namespace == "" {
@@ -266,12 +278,9 @@ func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref 
 	if ref.Name == "" {
 		oc.object += "(generated name)"
 	}
-	if h.Namespaces != nil && ref.Namespace != "" {
-		if ns, ok := h.Namespaces.Namespace(ref.Namespace); ok {
-			oc.namespace = ns
-			oc.nsValues = valueAnnotations(ns.Annotations)
-			oc.builtins.NamespaceLabels, oc.builtins.NamespaceAnnotations = ns.Labels, ns.Annotations
-		}
+	if view, ok := h.namespaceView(ref.Namespace); ok {
+		oc.namespace, oc.nsValues = view.ns, view.values
+		oc.builtins.NamespaceLabels, oc.builtins.NamespaceAnnotations = view.ns.Labels, view.ns.Annotations
 	}
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ann, ok := md["annotations"].(map[string]any); ok {

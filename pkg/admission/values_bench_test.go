@@ -24,16 +24,16 @@ var valuesConfigMap = configMap("values", map[string]string{
 // round, every binding comes from the registry's cache.
 func benchmarkNamespaceValues(b *testing.B, n int) {
 	h, _, raw := benchHandlerWith(b, []corev1.ConfigMap{valuesConfigMap})
-	nss := namespaces{}
+	var nss InformedNamespaces // as the webhook keeps them
 	reqs := make([]admission.Request, n)
 	for i := range reqs {
 		name := fmt.Sprintf("team-%d", i)
-		nss[name] = namespace(name, map[string]string{"values.kpatch.dev/team": name})
+		nss.OnAdd(namespace(name, map[string]string{"values.kpatch.dev/team": name}), true)
 		obj := bytes.Replace(raw, []byte(`"namespace": "shop"`), []byte(`"namespace": "`+name+`"`), 1)
 		reqs[i] = request(admissionv1.Create, name, string(obj))
 		reqs[i].Name = "web"
 	}
-	h.Namespaces = nss
+	h.Namespaces = &nss
 	for _, req := range reqs { // every binding made once, then cached
 		h.Handle(context.Background(), req)
 	}

@@ -1,84 +1,159 @@
 package admission
 
 import (
-	"strings"
-
-	"k8s.io/utils/lru"
+	"cmp"
+	"hash/maphash"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // BoundCacheSize bounds the files bound to per-object values that a
 // registry keeps: one entry per file and set of annotations that set its
-// parameters, shared by every Namespace with the same annotations. Past
-// it, the least recently used entry goes.
+// parameters, shared by every Namespace with the same annotations. When
+// it is full, the least recently used quarter of the entries goes.
 const BoundCacheSize = 4096
 
 // boundCache holds files bound to the values of annotations, so that a
 // request binds a file only the first time its annotations are seen. It
 // belongs to one Registry (a new build starts empty) and is safe for
-// concurrent use.
-type boundCache struct{ lru *lru.Cache }
+// concurrent use: a request that finds its binding takes no lock and
+// allocates nothing (a hash of the annotations, a sync.Map read); only a
+// new binding takes the writers' lock.
+type boundCache struct {
+	seed    maphash.Seed
+	entries sync.Map      // boundKey -> *boundEntry
+	clock   atomic.Uint64 // advanced by each entry added: the entries' age
+	mu      sync.Mutex    // serializes writers
+	size    int           // entries, under mu
+}
 
-func newBoundCache() *boundCache { return &boundCache{lru: lru.New(BoundCacheSize)} }
+func newBoundCache() *boundCache { return &boundCache{seed: maphash.MakeSeed()} }
 
-// boundKey names one binding: the file and the text of its annotations.
-// A failed binding's message names the Namespace and the object, so its
-// key holds them too (errKey).
+// boundKey finds one binding: the file and a hash of its annotations
+// (and, for a failed one, of the Namespace and object its message names).
+// The entry found is compared in full: two bindings of one hash replace
+// each other.
 type boundKey struct {
 	fv  *fileValues
-	key string
+	sum uint64
 }
 
-// boundEntry is a binding: the bound file, or why it failed.
+// boundEntry is a binding: the bound file, or why it failed. Immutable
+// but for its age.
 type boundEntry struct {
-	patch *kpatch.Patch
-	err   error
+	ns, obj []annotation // the annotations that set the file's inputs
+	// failed says that err is the binding's, for the Namespace and object
+	// named (object only when obj is not empty).
+	failed            bool
+	namespace, object string
+	patch             *kpatch.Patch
+	err               error
+	used              atomic.Uint64 // the clock when last found
 }
 
-// bind returns fv bound with the annotations ns and obj, from the cache
-// or bound now and kept.
+// bind returns fv bound with ns and obj, the annotations of the
+// Namespace and of the object of oc that set its inputs (fv.relevant),
+// from the cache or bound now and kept.
 func (c *boundCache) bind(fv *fileValues, oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
-	key := annotationsKey(ns, obj)
-	if e, ok := c.lru.Get(boundKey{fv, key}); ok {
-		return e.(boundEntry).patch, nil
+	key := boundKey{fv, c.sum(oc, ns, obj, false)}
+	if e := c.get(key, oc, ns, obj, false); e != nil {
+		return e.patch, nil
 	}
-	ek := boundKey{fv, errKey(oc, len(obj) > 0) + key}
-	if e, ok := c.lru.Get(ek); ok {
-		return nil, e.(boundEntry).err
+	ekey := boundKey{fv, c.sum(oc, ns, obj, true)}
+	if e := c.get(ekey, oc, ns, obj, true); e != nil {
+		return nil, e.err
 	}
-	p, err := fv.resolve(oc, ns, obj)
-	if err != nil {
-		c.lru.Add(ek, boundEntry{err: err})
-		return nil, err
+	e := &boundEntry{ns: slices.Clone(ns), obj: slices.Clone(obj)}
+	e.patch, e.err = fv.resolve(oc, e.ns, e.obj)
+	if e.err != nil {
+		e.failed, e.namespace, e.object, key = true, oc.namespaceName(), oc.object, ekey
 	}
-	c.lru.Add(boundKey{fv, key}, boundEntry{patch: p})
-	return p, nil
+	c.add(key, e)
+	return e.patch, e.err
 }
 
-// annotationsKey is the text of the annotations of a binding: each key
-// and value, the Namespace's, then the object's.
-func annotationsKey(ns, obj []annotation) string {
-	var b strings.Builder
-	for _, a := range ns {
-		b.WriteString(a.key + "\x00" + a.value + "\x00")
+// sum hashes the annotations ns and obj; for a failed binding, with the
+// names of the Namespace and, when obj is not empty, of the object.
+func (c *boundCache) sum(oc *objectContext, ns, obj []annotation, failed bool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for i, list := range [2][]annotation{ns, obj} {
+		h.WriteByte(byte(i))
+		for _, a := range list {
+			h.WriteString(a.key)
+			h.WriteByte(0)
+			h.WriteString(a.value)
+			h.WriteByte(0)
+		}
 	}
-	b.WriteByte(1)
-	for _, a := range obj {
-		b.WriteString(a.key + "\x00" + a.value + "\x00")
+	if failed {
+		h.WriteByte(2)
+		h.WriteString(oc.namespaceName())
+		if len(obj) > 0 {
+			h.WriteByte(2)
+			h.WriteString(oc.object)
+		}
 	}
-	return b.String()
+	return h.Sum64()
 }
 
-// errKey starts the key of a failed binding: its message names the
-// Namespace, and the object when its annotations took part.
-func errKey(oc *objectContext, object bool) string {
-	k := "\x02"
-	if oc.namespace != nil {
-		k += oc.namespace.Name
+// get returns the entry of key when it is the binding of ns and obj for
+// oc, and marks it used; nil when there is none.
+func (c *boundCache) get(key boundKey, oc *objectContext, ns, obj []annotation, failed bool) *boundEntry {
+	v, ok := c.entries.Load(key)
+	if !ok {
+		return nil
 	}
-	if object {
-		k += "\x02" + oc.object
+	e := v.(*boundEntry)
+	if e.failed != failed || !slices.Equal(e.ns, ns) || !slices.Equal(e.obj, obj) ||
+		failed && (e.namespace != oc.namespaceName() || len(obj) > 0 && e.object != oc.object) {
+		return nil
 	}
-	return k + "\x02"
+	if now := c.clock.Load(); e.used.Load() != now {
+		e.used.Store(now)
+	}
+	return e
+}
+
+// add keeps e under key; when the cache is full, it first drops the
+// least recently used quarter of the entries.
+func (c *boundCache) add(key boundKey, e *boundEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.used.Store(c.clock.Add(1))
+	if _, replaced := c.entries.Swap(key, e); replaced {
+		return
+	}
+	c.size++
+	if c.size > BoundCacheSize {
+		c.evict(c.size - BoundCacheSize*3/4)
+	}
+}
+
+// evict drops the n least recently used entries; under mu.
+func (c *boundCache) evict(n int) {
+	type aged struct {
+		key  boundKey
+		used uint64
+	}
+	all := make([]aged, 0, c.size)
+	c.entries.Range(func(k, v any) bool {
+		all = append(all, aged{k.(boundKey), v.(*boundEntry).used.Load()})
+		return true
+	})
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.used, b.used) })
+	for _, a := range all[:min(n, len(all))] {
+		c.entries.Delete(a.key)
+	}
+	c.size -= min(n, len(all))
+}
+
+// len is the number of entries.
+func (c *boundCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
 }

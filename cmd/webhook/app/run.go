@@ -137,8 +137,9 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: o.registryCache(s),
-			// every Namespace, read per request from the cache, never
-			// copied: the handler only reads them
+			// every Namespace, never copied: admission.InformedNamespaces
+			// keeps each version from the informer's events, and the
+			// handler only reads them
 			&corev1.Namespace{}: {Transform: admission.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
@@ -181,7 +182,8 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	// the Namespace informer starts with the manager's caches, which sync
 	// before the registry's first sync, which readiness waits for
-	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Namespace{}); err != nil {
+	namespaces, err := admission.NewNamespacesFor(mgr)
+	if err != nil {
 		return err
 	}
 	if o.ManageWebhookRules {
@@ -195,7 +197,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
-		Namespaces:        admission.CachedNamespaces{Reader: mgr.GetCache()},
+		Namespaces:        namespaces,
 		Sources:           sources,
 		RegistryNamespace: s.namespace,
 		Operations:        s.operations,

@@ -1,0 +1,83 @@
+package admission
+
+import (
+	"fmt"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// benchNamespaces returns n Namespaces team-0 to team-<n-1>, each with its
+// own value of team and a label, as the webhook keeps them (informed).
+func benchNamespaces(n int) (Namespaces, []string) {
+	var nss InformedNamespaces
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("team-%d", i)
+		ns := namespace(names[i], map[string]string{"values.kpatch.dev/team": names[i], "owner": "platform"})
+		ns.UID, ns.ResourceVersion = types.UID("uid-"+ns.Name), "1"
+		nss.OnAdd(ns, true)
+	}
+	return &nss, names
+}
+
+// BenchmarkBindNamespaceValues is the per-namespace values of one
+// request alone (Handler.bindValues, each binding cached): a file reading
+// a parameter each Namespace sets, one reading a label of the Namespace,
+// over n Namespaces in turn.
+func BenchmarkBindNamespaceValues(b *testing.B) {
+	for _, n := range []int{300, 3000} {
+		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
+			var c Compiler
+			reg := c.Build([]corev1.ConfigMap{valuesConfigMap}, nil).Registry
+			nss, names := benchNamespaces(n)
+			h := &Handler{Registry: func() *Registry { return reg }, Namespaces: nss}
+			reqs := make([]admission.Request, n)
+			for i, name := range names {
+				reqs[i] = request(admissionv1.Create, name, "")
+				reqs[i].Name = "web"
+			}
+			obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}}
+			patches := reg.Candidates("Deployment", names[0], "web")
+			for i := range reqs { // every binding made once, then cached
+				h.bindValues(reg, patches, &reqs[i], obj)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, failed := h.bindValues(reg, patches, &reqs[i%n], obj); len(failed) > 0 {
+					b.Fatal(failed[0].err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkReplacementNamespaceSource is what a request's replacements
+// pay to read their sources (replacementRun.gather): the object's
+// Namespace as a decoded object, over n Namespaces in turn.
+func BenchmarkReplacementNamespaceSource(b *testing.B) {
+	for _, n := range []int{300, 3000} {
+		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
+			nss, names := benchNamespaces(n)
+			reg := &Registry{replacements: &replacementIndex{}}
+			h := &Handler{Namespaces: nss}
+			for _, name := range names { // each Namespace read once
+				h.replacementRun(reg, name).gather()
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				rr := h.replacementRun(reg, names[i%n])
+				if rr.gather(); len(rr.sources) != 1 {
+					b.Fatal("no Namespace")
+				}
+				i++
+			}
+		})
+	}
+}
