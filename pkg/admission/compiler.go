@@ -177,9 +177,9 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	return b.Build
 }
 
-// file decides which version of one file applies; counted says whether
-// its ConfigMap's current values.yaml is in the estimate yet.
-func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *bool) {
+// state counts the file key of cm and returns its reference and what the
+// compiler keeps of it, seen by this build.
+func (b *build) state(cm *corev1.ConfigMap, key string) (FileRef, *fileState) {
 	ref := FileRef{Namespace: b.c.tenantOf(cm), ConfigMap: cm.Name, Key: key}
 	b.count++
 	st := b.c.files[ref]
@@ -188,6 +188,13 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 		b.c.files[ref] = st
 	}
 	st.generation = b.c.generation
+	return ref, st
+}
+
+// file decides which version of one file applies; counted says whether
+// its ConfigMap's current values.yaml is in the estimate yet.
+func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *bool) {
+	ref, st := b.state(cm, key)
 	src := cm.Data[key]
 	edited := !st.known || st.src != src || st.values != cv.content
 	st.known, st.src, st.values = true, src, cv.content

@@ -75,14 +75,7 @@ func inApplyOrder(files []RegistryFile) []RegistryFile {
 // not apply, and its stored last good version stays in the store for when
 // the label is fixed.
 func (b *build) refuse(cm *corev1.ConfigMap, key string, err error) {
-	ref := FileRef{Namespace: b.c.tenantOf(cm), ConfigMap: cm.Name, Key: key}
-	b.count++
-	st := b.c.files[ref]
-	if st == nil {
-		st = &fileState{}
-		b.c.files[ref] = st
-	}
-	st.generation = b.c.generation
+	ref, st := b.state(cm, key)
 	src := cm.Data[key]
 	edited := !st.known || st.src != src
 	st.known, st.src = true, src

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"gomodules.xyz/jsonpatch/v2"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // createPatch returns the RFC 6902 patch from orig to patched: the
@@ -97,7 +99,7 @@ func diffValues(a, b any, path []byte, out patchSink) error {
 	case string, bool, int64, float64, nil:
 		if scalar(b) {
 			// jsonpatch replaces a scalar that changed, type or value
-			if !sameScalar(a, b) {
+			if !kpatch.SameJSON(a, b) {
 				return out.emit("replace", path, b)
 			}
 			return nil
@@ -165,29 +167,13 @@ func identical(a, b any) bool {
 		y, ok := b.([]any)
 		return ok && sameContainer(x, y)
 	}
-	return scalar(a) && scalar(b) && sameScalar(a, b)
+	return scalar(a) && scalar(b) && kpatch.SameJSON(a, b)
 }
 
 func scalar(v any) bool {
 	switch v.(type) {
 	case string, bool, int64, float64, nil:
 		return true
-	}
-	return false
-}
-
-// sameScalar compares two scalars as JSON does: numbers by value.
-func sameScalar(a, b any) bool {
-	if a == b {
-		return true
-	}
-	switch x := a.(type) {
-	case int64:
-		y, ok := b.(float64)
-		return ok && float64(x) == y
-	case float64:
-		y, ok := b.(int64)
-		return ok && x == float64(y)
 	}
 	return false
 }
