@@ -110,7 +110,7 @@ func (o *tracedObject) missingRequired() {
 func (t *tracer) patch(p *kpatch.Patch, ord fileOrder) {
 	t.run = append(t.run, p)
 	for _, o := range t.objects {
-		if !patchMatches(p, &o.ref) {
+		if !p.Targets(&o.ref) {
 			o.report.add(ord.report(resultUnmatched))
 			continue
 		}
@@ -180,23 +180,6 @@ func (o *tracedObject) record(ord fileOrder, out map[string]any, errs []error) {
 	}
 	o.report.add(r)
 	o.cur = out
-}
-
-// patchMatches reports whether a section or a merge entry of the patch
-// targets the object: the file then applies to it.
-func patchMatches(p *kpatch.Patch, ref *kpatch.ObjectRef) bool {
-	f := p.File()
-	for _, s := range f.Sections {
-		if s.Target.Matches(ref) {
-			return true
-		}
-	}
-	for _, m := range f.Merges {
-		if m.Target.Matches(ref) {
-			return true
-		}
-	}
-	return false
 }
 
 // errorsOf returns the errors of an ErrorList one by one, or err alone.

@@ -116,19 +116,3 @@ func (r *objectRun) failed() []fileRun {
 	}
 	return out
 }
-
-// targets reports whether a header of the file addresses the object.
-func targets(p *kpatch.Patch, ref *kpatch.ObjectRef) bool {
-	f := p.File()
-	for _, m := range f.Merges {
-		if m.Target.Matches(ref) {
-			return true
-		}
-	}
-	for _, s := range f.Sections {
-		if s.Target.Matches(ref) {
-			return true
-		}
-	}
-	return false
-}

@@ -91,7 +91,7 @@ func (rr *replacementRun) targets(p *kpatch.Patch, obj map[string]any, ref *kpat
 	if r := rr.of(p); r != nil {
 		return r.Targets(obj, rr.namespace)
 	}
-	return targets(p, ref)
+	return p.Targets(ref)
 }
 
 // applyFile applies one file (the only patch of one) to obj: a patch

@@ -31,7 +31,7 @@ func labelOf(t *testing.T, reg *Registry, ns string) string {
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": ns}}
 	ref := kpatch.RefOf(obj, ns)
 	for _, p := range reg.Candidates("Deployment", ns, "web") {
-		if !targets(p, &ref) {
+		if !p.Targets(&ref) {
 			continue
 		}
 		out, err := p.Apply(obj, kpatch.ApplyOptions{Namespace: ns})

@@ -242,7 +242,7 @@ func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admiss
 			ref = kpatch.RefOf(obj, req.Namespace)
 			oc = h.objectContext(req, obj, &ref)
 		}
-		if !targets(p, &ref) {
+		if !p.Targets(&ref) {
 			continue // applyFiles skips it too
 		}
 		bound, err := reg.forObject(p, oc)

@@ -96,6 +96,22 @@ func (t *Target) matchesObjectKind(r *ObjectRef) bool {
 	return ks != nil && (t.kindForm() == kindGlob || ks.workload)
 }
 
+// Targets reports whether a header or merge entry of the patch addresses
+// the object ref: the file applies to it.
+func (p *Patch) Targets(ref *ObjectRef) bool {
+	for _, m := range p.file.Merges {
+		if m.Target.Matches(ref) {
+			return true
+		}
+	}
+	for _, s := range p.file.Sections {
+		if s.Target.Matches(ref) {
+			return true
+		}
+	}
+	return false
+}
+
 // MatchesKind reports whether one of the patch's headers may target
 // objects of kind (case-insensitively): a registry that indexes patches by
 // Kinds asks it for the kinds that AnyKind stands for.
