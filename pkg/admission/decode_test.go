@@ -36,7 +36,7 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 		if err := utiljson.Unmarshal([]byte(raw), &want); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		got, err := decodeObject([]byte(raw))
+		got, err := decodeObject([]byte(raw), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
@@ -49,7 +49,7 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 func TestDecodeObjectRefusesWhatIsNotAnObject(t *testing.T) {
 	for _, raw := range []string{`null`, `[]`, `1`, `"x"`, `{`, `{"a":}`, `{"a":1}x`, ``, `{"a":01}`, `{"a":NaN}`, `{"a":1e400}`,
 		`{"a":"` + "\x01" + `"}`, `{"a":"\q"}`, `{"a":[1,]}`, strings.Repeat("[", 10001) + strings.Repeat("]", 10001)} {
-		obj, err := decodeObject([]byte(raw))
+		obj, err := decodeObject([]byte(raw), nil)
 		if err == nil {
 			t.Errorf("%q: decoded %v", raw, obj)
 		}
@@ -74,7 +74,7 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var want map[string]any
 		werr := utiljson.Unmarshal(raw, &want)
-		got, err := decodeObject(raw)
+		got, err := decodeObject(raw, nil)
 		switch {
 		case werr != nil || want == nil:
 			if err == nil {
@@ -109,7 +109,7 @@ func TestDecodeObjectDepth(t *testing.T) {
 		raw := []byte(`{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`)
 		var want map[string]any
 		werr := utiljson.Unmarshal(raw, &want)
-		_, err := decodeObject(raw)
+		_, err := decodeObject(raw, nil)
 		if (err == nil) != ok || (werr == nil) != ok {
 			t.Errorf("depth %d: error %v, the API server's decoder: %v; want ok %v", depth, err, werr, ok)
 		}
@@ -153,7 +153,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeObject(raw); err != nil {
+				if _, err := decodeObject(raw, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -165,7 +165,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 // byte offset of what is wrong.
 func TestDecodeObjectSaysWhere(t *testing.T) {
 	for raw, offset := range map[string]int{`{"a":tru}`: 5, `{"a":1,}`: 7, `{"a":"x` + "\x01" + `"}`: 7, `{"a":1e400}`: 5, `{"a" 1}`: 5} {
-		_, err := decodeObject([]byte(raw))
+		_, err := decodeObject([]byte(raw), nil)
 		var de *DecodeError
 		if !errors.As(err, &de) || de.Offset != offset {
 			t.Errorf("%q: %v, want a *DecodeError at offset %d", raw, err, offset)

@@ -102,7 +102,9 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if len(patches) == 0 {
 		return admission.Allowed(""), ResultUnchanged
 	}
-	obj, err := decodeObject(req.Object.Raw)
+	maps := takeObjectMaps()
+	defer maps.release() // after the JSONPatch: nothing keeps the object
+	obj, err := decodeObject(req.Object.Raw, maps)
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}

@@ -15,12 +15,12 @@ import (
 // benchHandler builds a handler over the benchmark registry of
 // pkg/kpatch/testdata/bench (10 files, 40 entries) and the request of its
 // Deployment.
-func benchHandler(b *testing.B) (*Handler, *Handler, []byte) {
+func benchHandler(b testing.TB) (*Handler, *Handler, []byte) {
 	return benchHandlerWith(b, nil)
 }
 
 // benchHandlerWith is benchHandler with more ConfigMaps in the registry.
-func benchHandlerWith(b *testing.B, more []corev1.ConfigMap) (*Handler, *Handler, []byte) {
+func benchHandlerWith(b testing.TB, more []corev1.ConfigMap) (*Handler, *Handler, []byte) {
 	files, _ := filepath.Glob("../kpatch/testdata/bench/*.kpatch")
 	data := map[string]string{}
 	for _, f := range files {

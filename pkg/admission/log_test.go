@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -113,5 +114,37 @@ func TestWarningsAndDenialsAreBounded(t *testing.T) {
 	resp = h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	if msg := resp.Result.Message; strings.Count(msg, "; ") != maxWarnings || !strings.HasSuffix(msg, "; and 2 more errors") || strings.Count(msg, "kpatch: ") != 1 {
 		t.Errorf("denial %q", msg)
+	}
+}
+
+// TestRequestLoggerNamesTheCaller holds LogConstructor's lazy values to
+// the call site: a line says where the code that wrote it is, not the
+// logger's wrapper, and values given later come after the request's.
+func TestRequestLoggerNamesTheCaller(t *testing.T) {
+	var lines logLines
+	base := funcr.New(func(prefix, args string) {
+		lines.mu.Lock()
+		defer lines.mu.Unlock()
+		lines.lines = append(lines.lines, args)
+	}, funcr.Options{LogCaller: funcr.All})
+	req := request(admissionv1.Create, "shop", deploymentJSON)
+	req.Name = "web"
+	log := LogConstructor(base, &req)
+	log.Info("one")
+	log.WithValues("file", "a.kpatch").Error(errors.New("bad"), "two")
+	log.WithName("sub").V(0).Info("three")
+	if len(lines.lines) != 3 {
+		t.Fatalf("%d lines: %v", len(lines.lines), lines.lines)
+	}
+	for _, line := range lines.lines {
+		if !strings.Contains(line, `"caller"={"file"="log_test.go"`) {
+			t.Errorf("the caller is not this test: %s", line)
+		}
+		if !strings.Contains(line, `"kind"="Deployment" "namespace"="shop" "name"="web" "operation"="CREATE"`) {
+			t.Errorf("a line without the request: %s", line)
+		}
+	}
+	if !strings.Contains(lines.lines[1], `"uid"="`) || !strings.Contains(lines.lines[1], `"file"="a.kpatch"`) {
+		t.Errorf("values given later are lost: %s", lines.lines[1])
 	}
 }

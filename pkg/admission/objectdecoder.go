@@ -23,9 +23,10 @@ import (
 // strings, numbers and list headers from one slab each, so that a
 // document costs its maps, one copy of its bytes and one slab per kind
 // of value, not an allocation per value.
+// The maps come from maps (objectMaps), or are made when it is nil.
 // TestDecodeObjectMatchesAPIServer and FuzzDecodeObject hold it to the
 // API server's decoder.
-func decodeObject(raw []byte) (map[string]any, error) {
+func decodeObject(raw []byte, maps *objectMaps) (map[string]any, error) {
 	sizes := scanSizes.Get().(*[]int32)
 	defer func() {
 		if cap(*sizes) <= 1<<16 {
@@ -42,6 +43,7 @@ func decodeObject(raw []byte) (map[string]any, error) {
 		return nil, errNotAnObject
 	}
 	b := newObjectBuilder(&scan, raw)
+	b.maps = maps
 	b.pos = firstNonSpace(raw)
 	return b.object()
 }
@@ -67,6 +69,7 @@ type objectBuilder struct {
 	data    string // the one copy of the document; strings are sliced from it
 	pos     int
 	sizes   []int32
+	maps    *objectMaps
 	strings anyslab.Slab[string]
 	ints    anyslab.Slab[int64]
 	floats  anyslab.Slab[float64]
@@ -125,7 +128,7 @@ func (b *objectBuilder) value() (any, error) {
 
 // object builds an object from its opening brace.
 func (b *objectBuilder) object() (map[string]any, error) {
-	m := make(map[string]any, b.sizes[0])
+	m := b.maps.get(int(b.sizes[0]))
 	b.sizes = b.sizes[1:]
 	b.pos++
 	b.skipSpace()

@@ -1,0 +1,89 @@
+package admission
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// objectMaps lends the maps of one decoded object and takes them back,
+// emptied, when the request is answered: the next request's decoder
+// fills them again instead of allocating its own. A map is lent by size
+// class (at most 8 members, then powers of two up to maxPooledMap), made
+// at its class's size, so that it never grows while it is lent; bigger
+// maps are made as usual and left to the garbage collector.
+//
+// Lending is sound because nothing keeps a map of the decoded object past
+// the request: the engine copies a map before it writes to it (its input
+// is never modified), replacements return a copy, and what outlives the
+// request (the JSONPatch, warnings, log lines, the values cache's keys)
+// holds bytes and strings, never the object's maps.
+// TestObjectMapsAreNotKept holds the handler to it.
+type objectMaps struct {
+	classes [mapClasses]mapClass
+}
+
+// mapClass is the maps of one size class: maps[:next] are lent.
+type mapClass struct {
+	maps []map[string]any
+	next int
+}
+
+const (
+	// maxPooledMap is the largest map lent; a bigger object's map is made
+	// for it.
+	maxPooledMap = 1 << 12
+	mapClasses   = 1 + 12 - 3 // 8, 16, ..., 4096
+	// maxLentMaps is how many maps a pooled objectMaps may hold; one that
+	// lent more (an object of many maps) is dropped.
+	maxLentMaps = 4096
+)
+
+var objectMapsPool = sync.Pool{New: func() any { return new(objectMaps) }}
+
+// takeObjectMaps returns an objectMaps from the pool; give it back with
+// release.
+func takeObjectMaps() *objectMaps { return objectMapsPool.Get().(*objectMaps) }
+
+// mapClassOf is the size class of a map of n members, and its size.
+func mapClassOf(n int) (class, size int) {
+	if n <= 8 {
+		return 0, 8
+	}
+	c := bits.Len(uint(n-1)) - 3
+	return c, 8 << c
+}
+
+// get returns an empty map for n members. A nil objectMaps makes one.
+func (o *objectMaps) get(n int) map[string]any {
+	if o == nil || n > maxPooledMap {
+		return make(map[string]any, n)
+	}
+	c, size := mapClassOf(n)
+	mc := &o.classes[c]
+	if mc.next == len(mc.maps) {
+		mc.maps = append(mc.maps, make(map[string]any, size))
+	}
+	m := mc.maps[mc.next]
+	mc.next++
+	return m
+}
+
+// release empties the maps lent and puts o back in the pool; the object
+// they made must not be used after it.
+func (o *objectMaps) release() {
+	if o == nil {
+		return
+	}
+	held := 0
+	for i := range o.classes {
+		mc := &o.classes[i]
+		for _, m := range mc.maps[:mc.next] {
+			clear(m)
+		}
+		mc.next = 0
+		held += len(mc.maps)
+	}
+	if held <= maxLentMaps {
+		objectMapsPool.Put(o)
+	}
+}
