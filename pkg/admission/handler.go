@@ -109,6 +109,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 		return h.answerInternal(log, decodeFailed(err))
 	}
 	opts := h.opts(req.Namespace)
+	opts.NewMap = maps.get // the engine's copies die with the object
 	start := time.Now()
 	candidates := patches
 	patches, leftOut := h.bindValues(reg, patches, req, obj)

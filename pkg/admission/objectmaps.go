@@ -5,18 +5,21 @@ import (
 	"sync"
 )
 
-// objectMaps lends the maps of one decoded object and takes them back,
-// emptied, when the request is answered: the next request's decoder
-// fills them again instead of allocating its own. A map is lent by size
+// objectMaps lends the maps of one admitted object, those the decoder
+// makes and those the engine copies and builds (ApplyOptions.NewMap), and
+// takes them back, emptied, when the request is answered: the next
+// request fills them again instead of allocating its own. A map is lent by size
 // class (at most 8 members, then powers of two up to maxPooledMap), made
 // at its class's size, so that it never grows while it is lent; bigger
 // maps are made as usual and left to the garbage collector.
 //
-// Lending is sound because nothing keeps a map of the decoded object past
-// the request: the engine copies a map before it writes to it (its input
-// is never modified), replacements return a copy, and what outlives the
-// request (the JSONPatch, warnings, log lines, the values cache's keys)
-// holds bytes and strings, never the object's maps.
+// Lending is sound because nothing keeps a map of the object past the
+// request: the engine and replacements write only to their own copies
+// (their input is never modified), and what outlives the request (the
+// JSONPatch, warnings, log lines, the values cache's keys) holds bytes
+// and strings, never the object's maps. A map the engine grows past its
+// class goes back to the pool bigger, which wastes room, never
+// correctness.
 // TestObjectMapsAreNotKept holds the handler to it.
 type objectMaps struct {
 	classes [mapClasses]mapClass

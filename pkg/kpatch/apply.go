@@ -17,6 +17,10 @@ type ApplyOptions struct {
 	Namespace string
 	// Budget bounds the work of the call; see Budget.
 	Budget Budget
+	// NewMap, if set, makes the maps the call copies and builds: empty,
+	// with room for size members. A webhook lends them from a pool for
+	// the time of a request (the result holds them). Nil: make.
+	NewMap func(size int) map[string]any
 }
 
 // Apply applies the patches in order to obj and returns the patched
@@ -31,7 +35,7 @@ func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]
 func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
 	ref := RefOf(obj, opts.Namespace)
 	a := appliers.Get().(*applier)
-	a.root = obj
+	a.root, a.makeMap = obj, opts.NewMap
 	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
 	for _, p := range patches {
@@ -81,6 +85,8 @@ type applier struct {
 	expanded expansion
 	// valueBytes is the size of the value the plan being run writes.
 	valueBytes int
+	// makeMap is ApplyOptions.NewMap.
+	makeMap func(size int) map[string]any
 	// lists and strings box the lists and strings the applier writes
 	// (anyslab); dropped by reset, as their used slots hold values of
 	// the object, which a pooled applier must not keep alive.
@@ -113,7 +119,7 @@ func (a *applier) reset() {
 	a.undo = a.undo[:0]
 	clear(a.images)
 	a.images = a.images[:0]
-	a.root = nil
+	a.root, a.makeMap = nil, nil
 	a.meter = meter{}
 	a.file = 0
 	a.lists, a.strings = anyslab.Slab[[]any]{}, anyslab.Slab[string]{}
@@ -355,7 +361,15 @@ func (a *applier) writableMap(s slot, m map[string]any) map[string]any {
 		return m
 	}
 	a.meter.count(len(m), 0)
-	c := maps.Clone(m)
+	var c map[string]any
+	if a.makeMap == nil {
+		c = maps.Clone(m)
+	} else {
+		c = a.makeMap(len(m) + 1) // room for the member the write may add
+		for k, v := range m {
+			c[k] = v
+		}
+	}
 	a.own(mapPointer(c))
 	a.set(s, c)
 	return c
@@ -375,7 +389,12 @@ func (a *applier) writableList(s slot, l []any) []any {
 }
 
 func (a *applier) newMap() map[string]any {
-	m := map[string]any{}
+	var m map[string]any
+	if a.makeMap == nil {
+		m = map[string]any{}
+	} else {
+		m = a.makeMap(0)
+	}
 	a.own(mapPointer(m))
 	return m
 }

@@ -24,7 +24,7 @@ type Sequence struct {
 // each file, ctx all of them (see ApplyContext).
 func NewSequence(ctx context.Context, obj map[string]any, opts ApplyOptions) Sequence {
 	a := appliers.Get().(*applier)
-	a.root = obj
+	a.root, a.makeMap = obj, opts.NewMap
 	return Sequence{a: a, ctx: ctx, opts: opts}
 }
 

@@ -27,11 +27,14 @@ func fileByFile(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[st
 
 // checkSequence applies patches through a Sequence and compares each
 // file's outcome and the result with fileByFile's; it returns the result.
+// The Sequence makes its maps with ApplyOptions.NewMap, as the webhook's
+// does, file by file with maps.Clone.
 func checkSequence(t *testing.T, name string, obj map[string]any, patches []*Patch) map[string]any {
 	t.Helper()
 	before := DeepCopy(obj)
 	want, wantChanged, wantErrs := fileByFile(obj, patches, ApplyOptions{Namespace: "shop"})
-	seq := NewSequence(context.Background(), obj, ApplyOptions{Namespace: "shop"})
+	newMap := func(size int) map[string]any { madeMaps++; return make(map[string]any, size) }
+	seq := NewSequence(context.Background(), obj, ApplyOptions{Namespace: "shop", NewMap: newMap})
 	defer seq.Close()
 	for i, p := range patches {
 		changed, err := seq.Apply(p)
@@ -61,9 +64,16 @@ func TestSequenceMatchesFileByFile(t *testing.T) {
 		}
 	})
 	patches, data := benchPatchSet(t)
+	madeMaps = 0
 	once := checkSequence(t, "bench", decodeObject(t, data), patches)
+	if madeMaps == 0 {
+		t.Error("the bench made no map with ApplyOptions.NewMap")
+	}
 	checkSequence(t, "bench (again)", once, patches)
 }
+
+// madeMaps counts the maps checkSequence's NewMap made.
+var madeMaps int
 
 // TestSequenceUnchangedAfterUndoing: a file that changes a value and then
 // sets it back, or writes inside a map and then sets the whole map back,

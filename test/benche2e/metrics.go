@@ -103,14 +103,18 @@ func sample(line string) (name, value string, ok bool) {
 }
 
 // serverSideFigure is the webhook's own mean time per request over the
-// run, or why it is unavailable.
+// run and the CPU time its process used per request (cpu 0 when it could
+// not be read), or why they are unavailable.
 type serverSideFigure struct {
 	mean     time.Duration
+	cpu      time.Duration
 	requests int
 	err      error
 }
 
-func serverSide(before, after histogramTotals, err error) serverSideFigure {
+// serverSide is the figure from the histogram's totals and the process's
+// CPU seconds before and after the run.
+func serverSide(before, after histogramTotals, cpuBefore, cpuAfter float64, err error) serverSideFigure {
 	if err != nil {
 		return serverSideFigure{err: err}
 	}
@@ -119,5 +123,6 @@ func serverSide(before, after histogramTotals, err error) serverSideFigure {
 		return serverSideFigure{err: errors.New("the webhook counted no request during the run")}
 	}
 	mean := time.Duration((after.sum - before.sum) / n * float64(time.Second))
-	return serverSideFigure{mean: mean, requests: int(n)}
+	cpu := time.Duration((cpuAfter - cpuBefore) / n * float64(time.Second))
+	return serverSideFigure{mean: mean, cpu: cpu, requests: int(n)}
 }

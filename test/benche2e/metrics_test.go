@@ -37,11 +37,14 @@ func TestParseHistogramTotalsMissing(t *testing.T) {
 }
 
 func TestServerSideIsTheDeltaMean(t *testing.T) {
-	got := serverSide(histogramTotals{sum: 1, count: 100}, histogramTotals{sum: 1.05, count: 200}, nil)
+	got := serverSide(histogramTotals{sum: 1, count: 100}, histogramTotals{sum: 1.05, count: 200}, 2, 2.03, nil)
 	if got.err != nil || got.requests != 100 || got.mean.Round(time.Microsecond) != 500*time.Microsecond {
 		t.Errorf("got %+v, want 500µs over 100 requests", got)
 	}
-	if got := serverSide(histogramTotals{count: 3}, histogramTotals{count: 3}, nil); got.err == nil {
+	if got.cpu.Round(time.Microsecond) != 300*time.Microsecond {
+		t.Errorf("cpu %v per request, want 300µs", got.cpu)
+	}
+	if got := serverSide(histogramTotals{count: 3}, histogramTotals{count: 3}, 0, 0, nil); got.err == nil {
 		t.Error("no request counted: want an error")
 	}
 }

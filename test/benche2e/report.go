@@ -56,6 +56,7 @@ func report(w io.Writer, results []result, server serverSideFigure) {
 	} else {
 		fmt.Fprintf(w, "webhook server-side mean (%s): %s over %d requests\n",
 			latencyMetric, us(server.mean), server.requests)
+		fmt.Fprintf(w, "webhook process CPU time per request: %s\n", us(server.cpu))
 	}
 	for _, r := range results {
 		if r.wrong > 0 {

@@ -117,12 +117,11 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate, extra i
 		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
 			go saveProfile(wh.ProfilingURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
 		}
-		pid := wh.Cmd.Process.Pid
-		cpuBefore, err1 := cpuSeconds(pid)
+		cpuBefore, err1 := wh.CPUSeconds()
 		throughput, errs1 := saturate(client, url, body, duration, concurrency)
-		cpuAfter, err2 := cpuSeconds(pid)
+		cpuAfter, err2 := wh.CPUSeconds()
 		lat, errs2 := paced(client, url, body, duration, rate)
-		rss, err3 := residentBytes(pid)
+		rss, err3 := wh.ResidentBytes()
 		wh.Stop()
 		if err := errors.Join(err1, err2, err3); err != nil {
 			return err
