@@ -74,10 +74,14 @@ func (o *objectMaps) get(n int) map[string]any {
 // release empties the maps lent and puts o back in the pool; the object
 // they made must not be used after it.
 func (o *objectMaps) release() {
-	if o == nil {
-		return
+	if o != nil && o.empty() <= maxLentMaps {
+		objectMapsPool.Put(o)
 	}
-	held := 0
+}
+
+// empty empties the maps lent, to be lent again, and says how many maps o
+// holds.
+func (o *objectMaps) empty() (held int) {
 	for i := range o.classes {
 		mc := &o.classes[i]
 		for _, m := range mc.maps[:mc.next] {
@@ -86,7 +90,5 @@ func (o *objectMaps) release() {
 		mc.next = 0
 		held += len(mc.maps)
 	}
-	if held <= maxLentMaps {
-		objectMapsPool.Put(o)
-	}
+	return held
 }
