@@ -1,10 +1,12 @@
 package admission
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/bytedance/sonic"
 	"github.com/go-logr/logr"
@@ -80,8 +82,15 @@ func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, er
 		return nil, v1, http.StatusBadRequest, errEmptyBody
 	}
 	defer r.Body.Close()
+	buf := reviewBuffers.Get().(*bytes.Buffer)
+	defer putReviewBuffer(buf)
+	buf.Reset()
+	if n := r.ContentLength; n > 0 && n < MaxReviewSize {
+		buf.Grow(int(n) + bytes.MinRead) // read at once, without growing
+	}
 	limited := &io.LimitedReader{R: r.Body, N: MaxReviewSize}
-	body, err := io.ReadAll(limited)
+	_, err := buf.ReadFrom(limited)
+	body := buf.Bytes()
 	if err != nil {
 		return nil, v1, http.StatusBadRequest, err
 	}
@@ -93,6 +102,8 @@ func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, er
 	}
 	req := &admission.Request{}
 	rv := review{Request: &req.AdmissionRequest}
+	// the decoded review keeps nothing of body (the codec copies strings,
+	// RawExtension its bytes), which goes back to the pool
 	if err := reviewCodec.Unmarshal(body, &rv); err != nil {
 		return nil, v1, http.StatusBadRequest, fmt.Errorf("decoding the AdmissionReview: %w", err)
 	}
@@ -110,10 +121,13 @@ func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, er
 
 // write encodes the response as an AdmissionReview of type typ.
 func (wh *Webhook) write(w http.ResponseWriter, log logr.Logger, resp admission.Response, typ metav1.TypeMeta) {
-	out, err := reviewCodec.Marshal(review{TypeMeta: typ, Response: &resp.AdmissionResponse})
+	buf := reviewBuffers.Get().(*bytes.Buffer)
+	defer putReviewBuffer(buf)
+	buf.Reset()
+	err := reviewCodec.NewEncoder(buf).Encode(review{TypeMeta: typ, Response: &resp.AdmissionResponse}) // ends with a newline
 	if err == nil {
 		w.Header().Set("Content-Type", "application/json")
-		_, err = w.Write(append(out, '\n'))
+		_, err = w.Write(buf.Bytes())
 	}
 	if err != nil {
 		log.Error(err, "unable to encode and write the response")
@@ -125,6 +139,18 @@ func (wh *Webhook) write(w http.ResponseWriter, log logr.Logger, resp admission.
 			log = log.WithValues("code", res.Result.Code, "reason", res.Result.Reason, "message", res.Result.Message)
 		}
 		log.V(5).Info("wrote response", "requestID", res.UID, "allowed", res.Allowed)
+	}
+}
+
+// reviewBuffers keep the buffers that reviews are read into and answers
+// encoded in between requests.
+var reviewBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putReviewBuffer gives buf back to reviewBuffers, unless it is bigger
+// than a usual review (a 7 MiB one would be kept for nothing).
+func putReviewBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		reviewBuffers.Put(buf)
 	}
 }
 
