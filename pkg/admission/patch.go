@@ -3,6 +3,7 @@ package admission
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +25,8 @@ import (
 // operations as JSON as it finds them.
 func createPatch(orig, patched map[string]any) ([]jsonpatch.Operation, error) {
 	var ops operationList
-	err := diffMaps(orig, patched, make([]byte, 0, 128), &ops)
+	d := differ{out: &ops}
+	err := d.maps(orig, patched, make([]byte, 0, 128))
 	return ops, err
 }
 
@@ -55,52 +57,81 @@ func item(path []byte, i int) []byte {
 	return strconv.AppendInt(append(path, '/'), int64(i), 10)
 }
 
-// diffMaps follows jsonpatch's own walk over objects: added keys are
-// added, removed keys removed, common keys compared.
-func diffMaps(a, b map[string]any, path []byte, out patchSink) error {
+// differ is the walk from the object as it came to the object patched. It
+// visits a map's keys in sorted order, so that one change gives the same
+// JSONPatch, byte for byte, on every call and every replica (Go's map
+// order is random); keys is the scratch in which each level sorts its
+// keys, above its parent's.
+type differ struct {
+	out  patchSink
+	keys []string
+}
+
+// maps follows jsonpatch's own walk over objects: the keys of b added or
+// compared, in order, then the keys of a that b lacks removed, in order.
+func (d *differ) maps(a, b map[string]any, path []byte) error {
 	if sameContainer(a, b) {
 		return nil
 	}
-	for key, bv := range b {
+	start := len(d.keys)
+	defer func() { d.keys = d.keys[:start] }()
+	for key := range b {
+		d.keys = append(d.keys, key)
+	}
+	end := len(d.keys)
+	slices.Sort(d.keys[start:end])
+	common := 0
+	for i := start; i < end; i++ {
+		key := d.keys[i] // d.keys may grow below, never shrink under end
+		bv := b[key]
 		av, ok := a[key]
 		if !ok {
-			if err := out.emit("add", child(path, key), bv); err != nil {
+			if err := d.out.emit("add", child(path, key), bv); err != nil {
 				return err
 			}
 			continue
 		}
+		common++
 		if identical(av, bv) {
 			continue
 		}
-		if err := diffValues(av, bv, child(path, key), out); err != nil {
+		if err := d.values(av, bv, child(path, key)); err != nil {
 			return err
 		}
 	}
+	if common == len(a) {
+		return nil
+	}
+	d.keys = d.keys[:start]
 	for key := range a {
 		if _, ok := b[key]; !ok {
-			if err := out.emit("remove", child(path, key), nil); err != nil {
-				return err
-			}
+			d.keys = append(d.keys, key)
+		}
+	}
+	slices.Sort(d.keys[start:])
+	for _, key := range d.keys[start:] {
+		if err := d.out.emit("remove", child(path, key), nil); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func diffValues(a, b any, path []byte, out patchSink) error {
+func (d *differ) values(a, b any, path []byte) error {
 	switch av := a.(type) {
 	case map[string]any:
 		if bv, ok := b.(map[string]any); ok {
-			return diffMaps(av, bv, path, out)
+			return d.maps(av, bv, path)
 		}
 	case []any:
 		if bv, ok := b.([]any); ok {
-			return diffLists(av, bv, path, out)
+			return d.lists(av, bv, path)
 		}
 	case string, bool, int64, float64, nil:
 		if scalar(b) {
 			// jsonpatch replaces a scalar that changed, type or value
 			if !kpatch.SameJSON(a, b) {
-				return out.emit("replace", path, b)
+				return d.out.emit("replace", path, b)
 			}
 			return nil
 		}
@@ -119,28 +150,28 @@ func diffValues(a, b any, path []byte, out patchSink) error {
 		return err
 	}
 	for _, op := range sub {
-		if err := out.emit(op.Operation, append(path, op.Path...), op.Value); err != nil {
+		if err := d.out.emit(op.Operation, append(path, op.Path...), op.Value); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// diffLists follows jsonpatch's own walk over arrays: items past the end
-// of the shorter list are removed (last first) or added, and the items the
+// lists follows jsonpatch's own walk over arrays: items past the end of
+// the shorter list are removed (last first) or added, and the items the
 // two lists share by index are compared.
-func diffLists(a, b []any, path []byte, out patchSink) error {
+func (d *differ) lists(a, b []any, path []byte) error {
 	if sameContainer(a, b) {
 		return nil
 	}
 	n := min(len(a), len(b))
 	for i := len(a) - 1; i >= n; i-- {
-		if err := out.emit("remove", item(path, i), nil); err != nil {
+		if err := d.out.emit("remove", item(path, i), nil); err != nil {
 			return err
 		}
 	}
 	for i := n; i < len(b); i++ {
-		if err := out.emit("add", item(path, i), b[i]); err != nil {
+		if err := d.out.emit("add", item(path, i), b[i]); err != nil {
 			return err
 		}
 	}
@@ -148,7 +179,7 @@ func diffLists(a, b []any, path []byte, out patchSink) error {
 		if identical(a[i], b[i]) {
 			continue
 		}
-		if err := diffValues(a[i], b[i], item(path, i), out); err != nil {
+		if err := d.values(a[i], b[i], item(path, i)); err != nil {
 			return err
 		}
 	}
@@ -214,8 +245,9 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	bufs := patchBuffers.Get().(*patchBuffer)
 	defer bufs.put()
 	enc := patchEncoder{b: bufs.patch[:0]}
-	err := diffMaps(orig, patched, bufs.path[:0], &enc)
-	bufs.patch = enc.b
+	d := differ{out: &enc, keys: bufs.keys[:0]}
+	err := d.maps(orig, patched, bufs.path[:0])
+	bufs.patch, bufs.keys = enc.b, d.keys
 	if err != nil || enc.n == 0 {
 		return nil, err
 	}
@@ -229,11 +261,12 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 // and the pointer being built.
 type patchBuffer struct {
 	patch, path []byte
+	keys        []string
 }
 
 // patchBuffers keeps jsonPatch's scratch between requests.
 var patchBuffers = sync.Pool{New: func() any {
-	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256)}
+	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256), keys: make([]string, 0, 64)}
 }}
 
 // put returns the scratch to patchBuffers unless it grew past 1 MiB.

@@ -42,16 +42,7 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 	dirs = append(dirs, "../kpatch/testdata/bench")
 	compared := 0
 	for _, dir := range dirs {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
-		yamls, _ := filepath.Glob(filepath.Join(dir, "[0-9]*.yaml"))
-		files = append(files, yamls...)
-		var patches []*kpatch.Patch
-		for _, f := range files {
-			src, _ := os.ReadFile(f)
-			if p, err := kpatch.ParseAndCompile(f, src); err == nil {
-				patches = append(patches, p.WithVariables(&kpatch.Variables{}))
-			}
-		}
+		patches := patchesIn(dir)
 		for _, obj := range objectsIn(t, dir) {
 			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
 			got, err := createPatch(obj, out)
@@ -99,6 +90,55 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 	}
 }
 
+// patchesIn are the patch files of a conformance case that compile.
+func patchesIn(dir string) []*kpatch.Patch {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+	yamls, _ := filepath.Glob(filepath.Join(dir, "[0-9]*.yaml"))
+	files = append(files, yamls...)
+	var patches []*kpatch.Patch
+	for _, f := range files {
+		src, _ := os.ReadFile(f)
+		if p, err := kpatch.ParseAndCompile(f, src); err == nil {
+			patches = append(patches, p.WithVariables(&kpatch.Variables{}))
+		}
+	}
+	return patches
+}
+
+// TestJSONPatchIsTheSameEveryTime holds jsonPatch to one answer, byte
+// for byte, for one change: replicas of the webhook, and one replica
+// asked twice, answer alike (the API server's audit log records it),
+// although Go's map order differs between calls.
+func TestJSONPatchIsTheSameEveryTime(t *testing.T) {
+	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
+	dirs = append(dirs, "../kpatch/testdata/bench")
+	compared := 0
+	for _, dir := range dirs {
+		patches := patchesIn(dir)
+		for _, obj := range objectsIn(t, dir) {
+			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
+			first, err := jsonPatch(obj, out)
+			if err != nil || first == nil {
+				continue
+			}
+			compared++
+			for range 20 {
+				again, err := jsonPatch(obj, out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(again) != string(first) {
+					t.Fatalf("%s: the JSONPatch changed between calls\nfirst: %s\nagain: %s", dir, first, again)
+				}
+			}
+		}
+	}
+	if compared < 10 {
+		t.Fatalf("only %d patched objects compared", compared)
+	}
+}
+
+// objectsIn are the objects of a conformance case.
 func objectsIn(t *testing.T, dir string) []map[string]any {
 	var objs []map[string]any
 	for _, name := range []string{"input.yaml", "deployment.json"} {
