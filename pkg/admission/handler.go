@@ -103,7 +103,15 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 		return admission.Allowed(""), ResultUnchanged
 	}
 	maps := takeObjectMaps()
-	defer maps.release() // after the JSONPatch: nothing keeps the object
+	defer func() {
+		if r := recover(); r != nil {
+			// Handle logs r, which may reach the object: its maps stay
+			// lent (the garbage collector takes them), never reused
+			// while the log reads them.
+			panic(r)
+		}
+		maps.release() // after the JSONPatch: nothing keeps the object
+	}()
 	obj, err := decodeObject(req.Object.Raw, maps)
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))

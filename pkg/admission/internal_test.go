@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestPanicOutsideAFileFollowsOnError(t *testing.T) {
@@ -85,5 +86,24 @@ func TestParseErrorPolicy(t *testing.T) {
 		if _, err := ParseErrorPolicy(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
+	}
+}
+
+// TestPanicAfterDecodingFollowsOnError panics once the object is decoded
+// (in the Namespace lookup of a file's ${namespace...} binding): the
+// request is answered as OnError says, as before the object is decoded,
+// and the maps the object holds are not lent again while the panic is
+// logged.
+func TestPanicAfterDecodingFollowsOnError(t *testing.T) {
+	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nmetadata.labels.team: ${namespace.labels.team}\n"})
+	h.Namespaces = NamespacesFunc(func(string) (*corev1.Namespace, bool) { panic("namespaces broke") })
+	for range 3 {
+		resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
+		if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "namespaces broke") {
+			t.Fatalf("--on-error allow: %+v", resp)
+		}
+	}
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n != 3 {
+		t.Errorf("request panics %v", n)
 	}
 }

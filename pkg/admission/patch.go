@@ -269,9 +269,12 @@ var patchBuffers = sync.Pool{New: func() any {
 	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256), keys: make([]string, 0, 64)}
 }}
 
-// put returns the scratch to patchBuffers unless it grew past 1 MiB.
+// put returns the scratch to patchBuffers unless it grew past 1 MiB of
+// JSONPatch or 4,096 keys. The keys are cleared: they are slices of the
+// request's document, which they would keep alive.
 func (p *patchBuffer) put() {
-	if cap(p.patch) <= 1<<20 {
+	clear(p.keys[:cap(p.keys)])
+	if cap(p.patch) <= 1<<20 && cap(p.keys) <= 4096 {
 		patchBuffers.Put(p)
 	}
 }

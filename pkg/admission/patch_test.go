@@ -214,3 +214,18 @@ func marshalUnescaped(v any) string {
 	_ = enc.Encode(v)
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// TestPatchBufferKeepsNoKeys checks that jsonPatch's scratch goes back to
+// its pool without the keys of the last object: they are slices of that
+// request's document, which they would keep in memory.
+func TestPatchBufferKeepsNoKeys(t *testing.T) {
+	p := &patchBuffer{keys: make([]string, 0, 8)}
+	p.keys = append(p.keys, "metadata", "labels", "spec")
+	p.keys = p.keys[:0] // as the walk leaves it
+	p.put()
+	for i, k := range p.keys[:cap(p.keys)] {
+		if k != "" {
+			t.Errorf("slot %d keeps %q", i, k)
+		}
+	}
+}
