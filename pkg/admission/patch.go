@@ -58,29 +58,38 @@ func item(path []byte, i int) []byte {
 }
 
 // differ is the walk from the object as it came to the object patched. It
-// visits a map's keys in sorted order, so that one change gives the same
-// JSONPatch, byte for byte, on every call and every replica (Go's map
-// order is random); keys is the scratch in which each level sorts its
-// keys, above its parent's.
+// writes a map's operations in the order of their keys, so that one
+// change gives the same JSONPatch, byte for byte, on every call and every
+// replica (Go's map order is random); keys is the scratch in which each
+// level sorts the keys it writes operations for, above its parent's.
 type differ struct {
 	out  patchSink
 	keys []string
 }
 
-// maps follows jsonpatch's own walk over objects: the keys of b added or
-// compared, in order, then the keys of a that b lacks removed, in order.
+// maps follows jsonpatch's own walk over objects: the keys of b that a
+// lacks added and the keys that differ compared, in order, then the keys
+// of a that b lacks removed, in order. Only the keys with an operation
+// are sorted: a map of n keys with k changed costs n + k log k.
 func (d *differ) maps(a, b map[string]any, path []byte) error {
 	if sameContainer(a, b) {
 		return nil
 	}
 	start := len(d.keys)
 	defer func() { d.keys = d.keys[:start] }()
-	for key := range b {
+	common := 0
+	for key, bv := range b {
+		av, ok := a[key]
+		if ok {
+			common++
+			if identical(av, bv) {
+				continue
+			}
+		}
 		d.keys = append(d.keys, key)
 	}
 	end := len(d.keys)
 	slices.Sort(d.keys[start:end])
-	common := 0
 	for i := start; i < end; i++ {
 		key := d.keys[i] // d.keys may grow below, never shrink under end
 		bv := b[key]
@@ -89,10 +98,6 @@ func (d *differ) maps(a, b map[string]any, path []byte) error {
 			if err := d.out.emit("add", child(path, key), bv); err != nil {
 				return err
 			}
-			continue
-		}
-		common++
-		if identical(av, bv) {
 			continue
 		}
 		if err := d.values(av, bv, child(path, key)); err != nil {

@@ -1,11 +1,14 @@
 package admission
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,71 +41,83 @@ func opStrings(t *testing.T, ops []jsonpatch.Operation) []string {
 // jsonpatch.CreatePatch computes between the marshalled documents, on
 // every object and patch set of the conformance suite.
 func TestCreatePatchMatchesJSONPatch(t *testing.T) {
-	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
-	dirs = append(dirs, "../kpatch/testdata/bench")
 	compared := 0
-	for _, dir := range dirs {
-		patches := patchesIn(dir)
-		for _, obj := range objectsIn(t, dir) {
-			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
-			got, err := createPatch(obj, out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, _ := json.Marshal(obj)
-			b, _ := json.Marshal(out)
-			want, err := jsonpatch.CreatePatch(a, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, w := opStrings(t, got), opStrings(t, want); !slices.Equal(g, w) {
-				t.Errorf("%s: operations differ\ngot:  %s\nwant: %s", dir, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
-			}
-			encoded, err := encodePatch(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var decoded []jsonpatch.Operation
-			if err := json.Unmarshal(encoded, &decoded); err != nil {
-				t.Fatalf("%s: encoded patch is not JSON: %v\n%s", dir, err, encoded)
-			}
-			if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
-				t.Errorf("%s: encoded operations differ\n%s", dir, encoded)
-			}
-			direct, err := jsonPatch(obj, out)
-			if err != nil || (direct == nil) != (len(want) == 0) {
-				t.Fatalf("%s: jsonPatch %s, %v; want %d operations", dir, direct, err, len(want))
-			}
-			decoded = nil
-			if direct != nil {
-				if err := json.Unmarshal(direct, &decoded); err != nil {
-					t.Fatalf("%s: jsonPatch is not JSON: %v\n%s", dir, err, direct)
-				}
-			}
-			if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
-				t.Errorf("%s: jsonPatch's operations differ\n%s", dir, direct)
-			}
-			compared++
+	for _, c := range appliedCases(t) {
+		dir, obj, out := c.dir, c.in, c.out
+		got, err := createPatch(obj, out)
+		if err != nil {
+			t.Fatal(err)
 		}
+		a, _ := json.Marshal(obj)
+		b, _ := json.Marshal(out)
+		want, err := jsonpatch.CreatePatch(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := opStrings(t, got), opStrings(t, want); !slices.Equal(g, w) {
+			t.Errorf("%s: operations differ\ngot:  %s\nwant: %s", dir, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+		}
+		encoded, err := encodePatch(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decoded []jsonpatch.Operation
+		if err := json.Unmarshal(encoded, &decoded); err != nil {
+			t.Fatalf("%s: encoded patch is not JSON: %v\n%s", dir, err, encoded)
+		}
+		if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
+			t.Errorf("%s: encoded operations differ\n%s", dir, encoded)
+		}
+		direct, err := jsonPatch(obj, out)
+		if err != nil || (direct == nil) != (len(want) == 0) {
+			t.Fatalf("%s: jsonPatch %s, %v; want %d operations", dir, direct, err, len(want))
+		}
+		decoded = nil
+		if direct != nil {
+			if err := json.Unmarshal(direct, &decoded); err != nil {
+				t.Fatalf("%s: jsonPatch is not JSON: %v\n%s", dir, err, direct)
+			}
+		}
+		if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
+			t.Errorf("%s: jsonPatch's operations differ\n%s", dir, direct)
+		}
+		compared++
 	}
 	if compared < 50 {
 		t.Fatalf("only %d objects compared", compared)
 	}
 }
 
-// patchesIn are the patch files of a conformance case that compile.
-func patchesIn(dir string) []*kpatch.Patch {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
-	yamls, _ := filepath.Glob(filepath.Join(dir, "[0-9]*.yaml"))
-	files = append(files, yamls...)
-	var patches []*kpatch.Patch
-	for _, f := range files {
-		src, _ := os.ReadFile(f)
-		if p, err := kpatch.ParseAndCompile(f, src); err == nil {
-			patches = append(patches, p.WithVariables(&kpatch.Variables{}))
+// appliedCase is an object of a conformance case and the object its
+// patch files make of it.
+type appliedCase struct {
+	dir     string
+	in, out map[string]any
+}
+
+// appliedCases applies the patch files of every conformance case, and of
+// the benchmark set, that compile to each of its objects.
+func appliedCases(t *testing.T) []appliedCase {
+	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
+	dirs = append(dirs, "../kpatch/testdata/bench")
+	var cases []appliedCase
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
+		yamls, _ := filepath.Glob(filepath.Join(dir, "[0-9]*.yaml"))
+		files = append(files, yamls...)
+		var patches []*kpatch.Patch
+		for _, f := range files {
+			src, _ := os.ReadFile(f)
+			if p, err := kpatch.ParseAndCompile(f, src); err == nil {
+				patches = append(patches, p.WithVariables(&kpatch.Variables{}))
+			}
+		}
+		for _, obj := range objectsIn(t, dir) {
+			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
+			cases = append(cases, appliedCase{dir, obj, out})
 		}
 	}
-	return patches
+	return cases
 }
 
 // TestJSONPatchIsTheSameEveryTime holds jsonPatch to one answer, byte
@@ -110,26 +125,20 @@ func patchesIn(dir string) []*kpatch.Patch {
 // asked twice, answer alike (the API server's audit log records it),
 // although Go's map order differs between calls.
 func TestJSONPatchIsTheSameEveryTime(t *testing.T) {
-	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
-	dirs = append(dirs, "../kpatch/testdata/bench")
 	compared := 0
-	for _, dir := range dirs {
-		patches := patchesIn(dir)
-		for _, obj := range objectsIn(t, dir) {
-			out, _ := kpatch.Apply(obj, patches, kpatch.ApplyOptions{})
-			first, err := jsonPatch(obj, out)
-			if err != nil || first == nil {
-				continue
+	for _, c := range appliedCases(t) {
+		first, err := jsonPatch(c.in, c.out)
+		if err != nil || first == nil {
+			continue
+		}
+		compared++
+		for range 20 {
+			again, err := jsonPatch(c.in, c.out)
+			if err != nil {
+				t.Fatal(err)
 			}
-			compared++
-			for range 20 {
-				again, err := jsonPatch(obj, out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if string(again) != string(first) {
-					t.Fatalf("%s: the JSONPatch changed between calls\nfirst: %s\nagain: %s", dir, first, again)
-				}
+			if string(again) != string(first) {
+				t.Fatalf("%s: the JSONPatch changed between calls\nfirst: %s\nagain: %s", c.dir, first, again)
 			}
 		}
 	}
@@ -229,3 +238,29 @@ func TestPatchBufferKeepsNoKeys(t *testing.T) {
 		}
 	}
 }
+
+// benchmarkJSONPatchWideMap is the JSONPatch of an object whose labels
+// hold n keys, after a patch added one and changed one: the walk sorts
+// the keys of every map that changed, so its cost is that of the map's
+// size (n log n for the sort, n for the rest).
+func benchmarkJSONPatchWideMap(b *testing.B, n int) {
+	labels := make(map[string]any, n)
+	for i := range n {
+		labels["example.com/label-"+strconv.Itoa(i)] = "v" + strconv.Itoa(i)
+	}
+	changed := maps.Clone(labels)
+	changed["example.com/added"] = "yes"
+	changed["example.com/label-0"] = "changed"
+	in := map[string]any{"metadata": map[string]any{"name": "web", "labels": labels}}
+	out := map[string]any{"metadata": map[string]any{"name": "web", "labels": changed}}
+	b.ReportAllocs()
+	for b.Loop() {
+		patch, err := jsonPatch(in, out)
+		if err != nil || !bytes.Contains(patch, []byte("example.com~1added")) {
+			b.Fatalf("%s, %v", patch, err)
+		}
+	}
+}
+
+func BenchmarkJSONPatchWideMap1000(b *testing.B)  { benchmarkJSONPatchWideMap(b, 1000) }
+func BenchmarkJSONPatchWideMap10000(b *testing.B) { benchmarkJSONPatchWideMap(b, 10000) }
