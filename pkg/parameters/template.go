@@ -1,11 +1,10 @@
 package parameters
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // reference is a ${scope.name.key...} variable: Path[0] names the
@@ -24,20 +23,12 @@ type part struct {
 	ref  *reference
 }
 
-// segmentRE is a segment of a variable's name, as in patch files.
-var segmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
-
-// parseReference reads "values.a.b" or "features.a".
+// parseReference reads "values.a.b" or "features.a", by the rules of
+// patch files (variables.ParseName).
 func parseReference(body string) (*reference, *problem) {
-	scope, name, ok := strings.Cut(body, ".")
-	if !ok || scope != "values" && scope != "features" {
-		return nil, problemf(ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
-	}
-	path := strings.Split(name, ".")
-	for _, p := range path {
-		if !segmentRE.MatchString(p) {
-			return nil, problemf(ErrSyntax, "invalid variable name %s in ${%s}", quoteText(name), body)
-		}
+	scope, path, err := variables.ParseName(body)
+	if err != nil {
+		return nil, problemf(ErrSyntax, "%s", err)
 	}
 	return &reference{Scope: scope, Path: path}, nil
 }
@@ -87,17 +78,9 @@ func parseTemplate(text string) ([]part, string, *problem) {
 }
 
 // formatScalar formats a scalar as text, the way patch files splice a
-// variable into text. Maps and lists are never spliced: callers check.
+// variable into text (jsonvalue.Text). Maps and lists are never spliced:
+// callers check.
 func formatScalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return kpatch.FormatFloat(x)
-	}
-	return ""
+	s, _ := jsonvalue.Text(v)
+	return s
 }
