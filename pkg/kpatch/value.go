@@ -107,44 +107,25 @@ func literalText(s string) string {
 	return lit
 }
 
-// parseTemplate splits text into literal parts and variables. It returns
-// nil parts when the text holds only escapes.
+// parseTemplate splits text into literal parts and variables
+// (scalar.SplitTemplate). It returns nil parts when the text holds only
+// escapes. col is the column of the text's first byte.
 func parseTemplate(text string, col int) ([]ValuePart, *problem) {
+	pieces, serr := scalar.SplitTemplate(text)
 	var parts []ValuePart
-	var lit strings.Builder
-	hasVar := false
-	for i := 0; i < len(text); {
-		if strings.HasPrefix(text[i:], "$${") {
-			lit.WriteString("${")
-			i += 3
+	for _, pc := range pieces {
+		if pc.Var == "" {
+			parts = append(parts, ValuePart{Text: pc.Text})
 			continue
 		}
-		if !strings.HasPrefix(text[i:], "${") {
-			lit.WriteByte(text[i])
-			i++
-			continue
-		}
-		end := strings.IndexByte(text[i:], '}')
-		if end < 0 {
-			return nil, errorAt(col+i, ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
-		}
-		ref, err := parseVarRef(text[i+2:i+end], col+i)
+		ref, err := parseVarRef(pc.Var, col+pc.Offset)
 		if err != nil {
 			return nil, err
 		}
-		if lit.Len() > 0 {
-			parts = append(parts, ValuePart{Text: lit.String()})
-			lit.Reset()
-		}
 		parts = append(parts, ValuePart{Var: ref})
-		hasVar = true
-		i += end + 1
 	}
-	if !hasVar {
-		return nil, nil
-	}
-	if lit.Len() > 0 {
-		parts = append(parts, ValuePart{Text: lit.String()})
+	if serr != nil {
+		return nil, errorAt(col+serr.Offset, serr.Err, "%s", serr.Msg)
 	}
 	return parts, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
+	"kpatch.dev/kpatch/pkg/scalar"
 	"kpatch.dev/kpatch/pkg/variables"
 )
 
@@ -34,45 +35,29 @@ func parseReference(body string) (*reference, *problem) {
 }
 
 // parseTemplate splits text into literal parts and variables, with the
-// rules of patch files: $${ is a literal ${. It returns nil parts when the
-// text holds no variable, and the text with its escapes resolved.
+// rules of patch files (scalar.SplitTemplate): $${ is a literal ${. It
+// returns nil parts when the text holds no variable, and the text with its
+// escapes resolved.
 func parseTemplate(text string) ([]part, string, *problem) {
-	var (
-		parts  []part
-		lit    strings.Builder
-		hasVar bool
-	)
-	for i := 0; i < len(text); {
-		switch {
-		case strings.HasPrefix(text[i:], "$${"):
-			lit.WriteString("${")
-			i += 3
-		case strings.HasPrefix(text[i:], "${"):
-			end := strings.IndexByte(text[i:], '}')
-			if end < 0 {
-				return nil, "", problemf(ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
-			}
-			ref, p := parseReference(text[i+2 : i+end])
-			if p != nil {
-				return nil, "", p
-			}
-			if lit.Len() > 0 {
-				parts = append(parts, part{text: lit.String()})
-				lit.Reset()
-			}
-			parts = append(parts, part{ref: ref})
-			hasVar = true
-			i += end + 1
-		default:
-			lit.WriteByte(text[i])
-			i++
+	pieces, serr := scalar.SplitTemplate(text)
+	var parts []part
+	for _, pc := range pieces {
+		if pc.Var == "" {
+			parts = append(parts, part{text: pc.Text})
+			continue
 		}
+		ref, p := parseReference(pc.Var)
+		if p != nil {
+			return nil, "", p
+		}
+		parts = append(parts, part{ref: ref})
 	}
-	if !hasVar {
-		return nil, lit.String(), nil
+	if serr != nil {
+		return nil, "", problemf(ErrSyntax, "%s", serr.Msg)
 	}
-	if lit.Len() > 0 {
-		parts = append(parts, part{text: lit.String()})
+	if parts == nil {
+		literal, _ := scalar.Literal(text)
+		return nil, literal, nil
 	}
 	return parts, "", nil
 }

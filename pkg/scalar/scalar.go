@@ -4,9 +4,10 @@
 // double quotes, optionally followed by a comment. Lists, maps and block
 // scalars are not scalars.
 //
-// The ${...} variables a value may hold are not read here: a value that
-// holds one is returned as text, for the caller to read as a template;
-// Literal resolves the $${ escapes of a text that holds none.
+// A value that holds ${...} variables is returned as text, for the caller
+// to read as a template: SplitTemplate splits it into literal text and
+// the variables as written, which the caller names; Literal resolves the
+// $${ escapes of a text that holds no variable.
 package scalar
 
 import (
@@ -166,6 +167,61 @@ func Literal(text string) (s string, ok bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// Piece is literal text or one variable of a template.
+type Piece struct {
+	// Text is literal text, its $${ escapes resolved.
+	Text string
+	// Var is a variable as written inside ${}, such as values.a; empty
+	// for text.
+	Var string
+	// Offset is where the variable's ${ starts in the template.
+	Offset int
+}
+
+// SplitTemplate splits text into literal text and ${...} variables; $${ is
+// a literal ${. It returns no pieces when text holds no variable. A ${
+// that is not closed is an error at its offset, returned with the pieces
+// before it.
+func SplitTemplate(text string) ([]Piece, *Error) {
+	var (
+		pieces []Piece
+		lit    strings.Builder
+		hasVar bool
+	)
+	for i := 0; i < len(text); {
+		switch {
+		case strings.HasPrefix(text[i:], "$${"):
+			lit.WriteString("${")
+			i += 3
+		case strings.HasPrefix(text[i:], "${"):
+			end := strings.IndexByte(text[i:], '}')
+			if end < 0 {
+				if lit.Len() > 0 {
+					pieces = append(pieces, Piece{Text: lit.String()})
+				}
+				return pieces, errorAt(i, fileerr.ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
+			}
+			if lit.Len() > 0 {
+				pieces = append(pieces, Piece{Text: lit.String()})
+				lit.Reset()
+			}
+			pieces = append(pieces, Piece{Var: text[i+2 : i+end], Offset: i})
+			hasVar = true
+			i += end + 1
+		default:
+			lit.WriteByte(text[i])
+			i++
+		}
+	}
+	if !hasVar {
+		return nil, nil
+	}
+	if lit.Len() > 0 {
+		pieces = append(pieces, Piece{Text: lit.String()})
+	}
+	return pieces, nil
 }
 
 var (

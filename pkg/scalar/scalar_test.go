@@ -3,6 +3,7 @@ package scalar
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"kpatch.dev/kpatch/pkg/fileerr"
@@ -95,6 +96,33 @@ func TestLiteral(t *testing.T) {
 	} {
 		if got, ok := Literal(c.text); got != c.want || ok != c.ok {
 			t.Errorf("Literal(%q) = %q, %v; want %q, %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestSplitTemplate(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []Piece
+		err  int // offset of the error, -1 for none
+	}{
+		{"plain", nil, -1},
+		{"$${x}", nil, -1},
+		{"${values.a}", []Piece{{Var: "values.a"}}, -1},
+		{"img:${values.tag}-$${x}", []Piece{{Text: "img:"}, {Var: "values.tag", Offset: 4}, {Text: "-${x}"}}, -1},
+		{"${a}${b}", []Piece{{Var: "a"}, {Var: "b", Offset: 4}}, -1},
+		{"${}", []Piece{{Var: ""}}, -1},
+		{"a ${b} ${c", []Piece{{Text: "a "}, {Var: "b", Offset: 2}, {Text: " "}}, 7},
+	} {
+		got, err := SplitTemplate(c.text)
+		switch {
+		case c.err < 0 && err != nil:
+			t.Errorf("SplitTemplate(%q): %v", c.text, err)
+		case c.err >= 0 && (err == nil || err.Offset != c.err || !errors.Is(err, fileerr.ErrSyntax)):
+			t.Errorf("SplitTemplate(%q) error %v, want one at %d", c.text, err, c.err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("SplitTemplate(%q) = %#v, want %#v", c.text, got, c.want)
 		}
 	}
 }
