@@ -81,3 +81,26 @@ func TestNoPathsOutsideTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// specLink matches a Markdown link whose target lies in docs/spec, written
+// from the repository's root or from docs/.
+var specLink = regexp.MustCompile(`\]\((\./)?(docs/)?spec/[^)]*\)`)
+
+// TestNoLinksIntoDocsSpec fails on a link into docs/spec, which is gone:
+// docs/format.md is the one reference of the format.
+func TestNoLinksIntoDocsSpec(t *testing.T) {
+	for _, file := range markdownFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if specLink.MatchString(line) || strings.Contains(line, "docs/spec/") {
+				t.Errorf("%s:%d: points into docs/spec, which docs/format.md replaced: %s", file, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "docs", "spec")); err == nil {
+		t.Errorf("docs/spec exists: docs/format.md is the one reference of the format")
+	}
+}
