@@ -1,6 +1,7 @@
-// Package docs checks that the repository speaks for itself: README.md and
-// docs/ link only to files that exist inside the repository, and name no
-// path outside it.
+// Package docs checks that the repository speaks for itself: README.md,
+// CONTRIBUTING.md and docs/ link only to files that exist inside the
+// repository and name no path outside it, README.md stays an entry page, and
+// docs/format.md is the one reference of the format.
 package docs
 
 import (
@@ -13,10 +14,11 @@ import (
 
 const root = "../.."
 
-// markdownFiles returns README.md and every Markdown file below docs/.
+// markdownFiles returns README.md, CONTRIBUTING.md and every Markdown file
+// below docs/.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{filepath.Join(root, "README.md")}
+	files := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
 	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
 			files = append(files, path)
@@ -79,6 +81,22 @@ func TestNoPathsOutsideTheRepository(t *testing.T) {
 				t.Errorf("%s:%d: names a path outside the repository: %s", file, i+1, strings.TrimSpace(line))
 			}
 		}
+	}
+}
+
+// maxReadmeLines is how long README.md may grow: it is the entry page, and
+// the reference material lives in docs/.
+const maxReadmeLines = 300
+
+// TestReadmeIsAnEntryPage fails when README.md is longer than
+// maxReadmeLines lines.
+func TestReadmeIsAnEntryPage(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), "\n"); n > maxReadmeLines {
+		t.Errorf("README.md has %d lines, at most %d: move the reference material to docs/", n, maxReadmeLines)
 	}
 }
 
