@@ -96,17 +96,17 @@ fuzz:
 controlplane:
 	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 
-## load: the webhook under load on the real control plane (figures in the README).
+## load: the webhook under load on the real control plane (figures in docs/performance.md).
 load: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load
 
-## bench: the engine's and the handler's benchmarks (figures in the README).
+## bench: the engine's and the handler's benchmarks (figures in docs/performance.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
 ## server with no mutation, a MutatingAdmissionPolicy and the webhook,
-## interleaved (figures in the README). Not part of `make test`.
+## interleaved (figures in docs/performance.md). Not part of `make test`.
 bench-e2e: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e
 
