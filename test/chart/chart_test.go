@@ -664,10 +664,13 @@ func TestServerSideDryRun(t *testing.T) {
 	}
 }
 
-// certManagerVersion is the cert-manager version go.mod requires, whose
-// module ships the CRDs.
+// certManagerVersion is the cert-manager version the product's go.mod
+// requires (the module root, two directories up), whose module ships the
+// CRDs.
 func certManagerVersion(t *testing.T) string {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/cert-manager/cert-manager").Output()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/cert-manager/cert-manager")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +694,7 @@ const kustomizeDir = "../../config/default"
 // manifests: Helm's own labels become kustomize's.
 func kustomizeManifests(t *testing.T) []byte {
 	var out bytes.Buffer
-	out.WriteString("# Generated from charts/kpatch-webhook with its default values (release kpatch,\n# namespace kpatch-system) by `go test ./test/chart -update`; do not edit.\n")
+	out.WriteString("# Generated from charts/kpatch-webhook with its default values (release kpatch,\n# namespace kpatch-system) by `go test -run TestKustomizeConfigMatchesChart -update` in test/chart; do not edit.\n")
 	for _, u := range render(t, nil) {
 		labels := u.GetLabels()
 		delete(labels, "helm.sh/chart")
@@ -722,6 +725,6 @@ func TestKustomizeConfigMatchesChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the chart's rendering; run go test ./test/chart -update", path)
+		t.Errorf("%s differs from the chart's rendering; run go test -run TestKustomizeConfigMatchesChart -update in test/chart", path)
 	}
 }
