@@ -502,9 +502,11 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		}
 		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
 		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces"}
-		managed := m.name != "static-rules"
-		if managed || m.name != "cert-manager" {
-			want = append(want, "kpatch-system-kpatch-webhook")
+		if m.name != "static-rules" {
+			want = append(want, "kpatch-system-kpatch-webhook-rules")
+		}
+		if m.name != "cert-manager" {
+			want = append(want, "kpatch-system-kpatch-webhook-cabundle")
 		}
 		if m.name == "tenants" {
 			want = append(want, "kpatch-system-kpatch-webhook-tenants")
@@ -516,7 +518,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
 		for name, cr := range roles {
-			if problem := clusterRoleProblem(name, cr.Rules, managed); problem != "" {
+			if problem := clusterRoleProblem(name, cr.Rules); problem != "" {
 				t.Errorf("%s: ClusterRole %s: %s: %+v", m.name, name, problem, cr.Rules)
 			}
 		}
@@ -539,9 +541,8 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 	}
 }
 
-// clusterRoleProblem says what a cluster role grants beyond its purpose;
-// managed: the chart manages the webhook rules.
-func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) string {
+// clusterRoleProblem says what a cluster role grants beyond its purpose.
+func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 	type grant struct{ group, resource, verbs, url string }
 	var got []grant
 	for _, r := range rules {
@@ -563,7 +564,13 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) st
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
-		"kpatch-system-kpatch-webhook":            {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// self-managed TLS: the caBundle, read uncached
+		"kpatch-system-kpatch-webhook-cabundle": {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// managed rules: the configuration from an informer, and the CRDs
+		"kpatch-system-kpatch-webhook-rules": {
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,list,watch,patch", ""},
+			{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""},
+		},
 		"kpatch-system-kpatch-webhook-tenants": {
 			{"", "configmaps", "get,list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
@@ -571,17 +578,13 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) st
 		// the source ConfigMaps of replacements, from a label-selected informer
 		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
 	}[name]
-	if name == "kpatch-system-kpatch-webhook" && managed {
-		want = []grant{
-			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch,list,watch", ""},
-			{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""},
-		}
-	}
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)
 	}
-	if name == "kpatch-system-kpatch-webhook" && !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
-		return "not limited to its own webhook configuration"
+	if strings.HasSuffix(name, "-cabundle") || strings.HasSuffix(name, "-rules") {
+		if !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
+			return "not limited to its own webhook configuration"
+		}
 	}
 	return ""
 }
