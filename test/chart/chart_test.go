@@ -1,8 +1,10 @@
 // Package chart tests the Helm chart charts/kpatch-webhook with Helm's own
 // packages: lint, schema, rendering of every mode, assertions on what
-// keeps a cluster safe, and a server-side dry run of every rendered object
-// on the real kube-apiserver, with the cert-manager and Prometheus
-// operator CRDs installed.
+// keeps a cluster safe, a server-side dry run of every rendered object on
+// the real kube-apiserver, with the cert-manager and Prometheus operator
+// CRDs installed, and of the defaults on a bare one; config/default and the
+// RBAC table of docs/security.md are kept equal to the chart. It is a
+// module of its own, so that Helm stays out of the product's go.mod.
 package chart
 
 import (
