@@ -66,12 +66,12 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if wh.WithContextFunc != nil {
 		ctx = wh.WithContextFunc(ctx, r)
 	}
-	if err != nil {
+	if err != nil && req == nil {
 		log.Error(err, "bad request")
-		if req == nil {
-			wh.write(w, log, admission.Errored(code, err), typ)
-			return
-		}
+		wh.write(w, log, admission.Errored(code, err), typ)
+		return
+	}
+	if err != nil {
 		wh.write(w, log, wh.answerUnread(ctx, req, code, err), typ)
 		return
 	}

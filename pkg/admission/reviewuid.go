@@ -15,8 +15,9 @@ import (
 )
 
 // reviewUID finds the type and the request's uid of a review that was not
-// read whole or does not decode: a request holding only that uid, or nil
-// when there is none, and the type to answer in (v1 when it says none).
+// read whole or does not decode: a request holding only that uid and the
+// type to answer in (v1 when it says none), or nil and v1 when there is
+// no uid.
 //
 // It reads the body token by token and stops once it has all three, so an
 // object nested deeper than any decoder's limit, a body cut short after
@@ -48,11 +49,12 @@ func reviewUID(body []byte) (*admission.Request, metav1.TypeMeta) {
 		}
 		return done(), nil
 	})
-	if typ == (metav1.TypeMeta{}) {
-		typ = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
-	}
+	v1 := metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
 	if uid == "" {
-		return nil, typ
+		return nil, v1 // controller-runtime's answer, untyped
+	}
+	if typ == (metav1.TypeMeta{}) {
+		typ = v1
 	}
 	req := &admission.Request{}
 	req.UID = types.UID(uid)
@@ -143,6 +145,7 @@ func skipNested(dec *json.Decoder) error {
 func (wh *Webhook) answerUnread(ctx context.Context, req *admission.Request, code int32, err error) admission.Response {
 	h, ok := wh.Handler.(*Handler)
 	if !ok {
+		wh.logger(req).Error(err, "bad request")
 		resp := admission.Errored(code, err)
 		resp.UID = req.UID
 		return resp
