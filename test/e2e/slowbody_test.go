@@ -64,7 +64,7 @@ func TestSlowBodiesAgainstTheBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, 10*time.Second, func() error {
+	allInFlight := func() error {
 		_, body, err := env.Scrape(context.Background(), webhook, token)
 		if err != nil {
 			return err
@@ -74,11 +74,12 @@ func TestSlowBodiesAgainstTheBinary(t *testing.T) {
 				if n, _ := strconv.ParseFloat(rest, 64); n >= slow {
 					return nil
 				}
-				return fmt.Errorf("%s requests in flight", rest)
+				return fmt.Errorf("%s requests in flight, want the %d slow ones", rest, slow)
 			}
 		}
 		return errors.New("no in-flight gauge for /mutate")
-	})
+	}
+	eventually(t, 10*time.Second, allInFlight)
 	for range 5 {
 		if err := patched(); err != nil {
 			t.Errorf("while the slow connections are held: %v", err)
@@ -86,6 +87,11 @@ func TestSlowBodiesAgainstTheBinary(t *testing.T) {
 	}
 	held, err := webhook.ResidentBytes()
 	if err != nil {
+		t.Fatal(err)
+	}
+	// measured while every slow request was still held (the read
+	// timeout, 10 s, had not ended one yet)
+	if err := allInFlight(); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d slow connections: resident %.1f -> %.1f MiB (%+.1f)", slow, float64(before)/(1<<20), float64(held)/(1<<20), float64(held-before)/(1<<20))
