@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"kpatch.dev/kpatch/internal/filesource"
 )
 
 // errReported marks a failure whose problems were already printed: exit
@@ -67,4 +68,21 @@ func orReported(err error) error {
 		return err
 	}
 	return errReported
+}
+
+// checkStdinOnce fails when "-" is named more than once: standard input
+// can be read only once.
+func checkStdinOnce(lists ...[]string) error {
+	n := 0
+	for _, l := range lists {
+		for _, p := range l {
+			if p == filesource.StdinName {
+				n++
+			}
+		}
+	}
+	if n > 1 {
+		return usageErrorf("standard input (-) can be read only once")
+	}
+	return nil
 }

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/paramusage"
+	"kpatch.dev/kpatch/internal/variables"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 	"kpatch.dev/kpatch/pkg/replacement"
@@ -62,7 +61,7 @@ schema or a patch file that does not parse is an error: exit code 1.`,
 
 func (o *paramsOptions) run(s streams, args []string) error {
 	for _, a := range args {
-		if a == stdinName {
+		if a == filesource.StdinName {
 			return usageErrorf("params reads files, not standard input")
 		}
 	}
@@ -72,7 +71,7 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		return err
 	}
 	found := &findings{}
-	schema, err := (&variableFlags{parameters: schemaFile}).schema(src, found)
+	schema, err := (&variables.Flags{Parameters: schemaFile}).Schema(src.Source, &found.Findings)
 	if err != nil {
 		return err
 	}
@@ -84,11 +83,11 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		found.print(s.err)
 		return errReported
 	}
-	refs := fileReferences(trees)
-	if err := printSchema(s.out, schema, refs); err != nil {
+	refs := paramusage.References(trees)
+	if err := paramusage.Table(s.out, schema, refs); err != nil {
 		return err
 	}
-	reportUsage(schema, schemaFile, refs, found)
+	paramusage.Report(schema, schemaFile, refs, &found.Findings)
 	found.print(s.err)
 	return nil
 }
@@ -101,7 +100,7 @@ func (o *paramsOptions) split(src fileSource, args []string) (string, []string, 
 	}
 	var files []string
 	for _, a := range args {
-		expanded, err := src.expand([]string{a}, patchSelection, o.recursive)
+		expanded, err := src.Expand([]string{a}, filesource.Patches, o.recursive)
 		if err != nil {
 			return "", nil, err
 		}
@@ -114,7 +113,7 @@ func (o *paramsOptions) split(src fileSource, args []string) (string, []string, 
 			continue
 		}
 		files = append(files, expanded...)
-		if s := filepath.Join(a, parameters.SchemaKey); isFile(src.path(s)) {
+		if s := filepath.Join(a, parameters.SchemaKey); isFile(src.Path(s)) {
 			schemas = append(schemas, s)
 		}
 	}
@@ -147,53 +146,6 @@ func parseTrees(src fileSource, files []string, found *findings) ([]*kpatch.File
 		trees = append(trees, f)
 	}
 	return trees, nil
-}
-
-// printSchema prints the schema as a table, with the files that read
-// each parameter.
-func printSchema(w io.Writer, schema *parameters.Schema, refs []reference) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tDEFAULT\tREQUIRED\tDESCRIPTION\tUSED BY")
-	for _, p := range schema.Parameters() {
-		def := "<none>"
-		if v, ok := p.Default(); ok {
-			def = defaultText(v)
-		}
-		required := "no"
-		if p.Required() {
-			required = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name(), p.Type(), def, required,
-			strings.Join(strings.Fields(p.Description()), " "), usedBy(schema, p, refs))
-	}
-	return tw.Flush()
-}
-
-// usedBy lists the files whose references read the parameter, each once,
-// in the order of the files; <none> when no file reads it.
-func usedBy(schema *parameters.Schema, p *parameters.Parameter, refs []reference) string {
-	var files []string
-	for _, r := range refs {
-		if q, ok := schema.ForRef(r.ref); ok && q.Name() == p.Name() && !slices.Contains(files, r.pos.File) {
-			files = append(files, r.pos.File)
-		}
-	}
-	if len(files) == 0 {
-		return "<none>"
-	}
-	return strings.Join(files, ",")
-}
-
-// defaultText prints a default: text as it is, anything else as JSON.
-func defaultText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // isFile reports whether path is a regular file.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -42,9 +43,9 @@ func anyRequired(patches []*kpatch.Patch) bool {
 // failedOn is the files that failed on objects, by file and object.
 func failedOn(found *findings) map[[2]string]bool {
 	out := map[[2]string]bool{}
-	for _, f := range found.list {
+	for _, f := range found.List {
 		var ae *kpatch.ApplyError
-		if errors.As(f.err, &ae) {
+		if errors.As(f.Err, &ae) {
 			out[[2]string{ae.Pos.File, ae.Object}] = true
 		}
 	}
@@ -63,14 +64,6 @@ func reportUseless(files patchFiles, m *manifests, namespace string, found *find
 		}
 	}
 	for _, u := range f.Useless() {
-		found.warn(&uselessOverride{u})
+		found.warn(&lint.UselessOverride{UselessOverride: u})
 	}
-}
-
-// uselessOverride is a kpatch.UselessOverride as lint prints it: a
-// warning.
-type uselessOverride struct{ *kpatch.UselessOverride }
-
-func (u *uselessOverride) Error() string {
-	return u.Pos.String() + ": warning: " + u.UselessOverride.Error()[len(u.Pos.String())+2:]
 }
