@@ -176,7 +176,7 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 		return nil, found, err
 	}
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
-	reportRequired(files, m, r.namespace, found)
+	found.ReportRequired(files.patches(), m.Objects(), r.namespace)
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

@@ -70,19 +70,8 @@ func orReported(err error) error {
 	return errReported
 }
 
-// checkStdinOnce fails when "-" is named more than once: standard input
-// can be read only once.
+// checkStdinOnce fails with a usage error when "-" is named more than
+// once (filesource.StdinOnce).
 func checkStdinOnce(lists ...[]string) error {
-	n := 0
-	for _, l := range lists {
-		for _, p := range l {
-			if p == filesource.StdinName {
-				n++
-			}
-		}
-	}
-	if n > 1 {
-		return usageErrorf("standard input (-) can be read only once")
-	}
-	return nil
+	return asUsageError(filesource.StdinOnce(lists...))
 }

@@ -112,19 +112,10 @@ func (o *fmtOptions) format(s streams, path string) (bool, error) {
 		}
 	}
 	if o.write && unformatted {
-		return true, writeFileKeepMode(path, out)
+		return true, filesource.WriteKeepMode(path, out)
 	}
 	if !o.diff && !o.write {
 		_, err = s.out.Write(out)
 	}
 	return unformatted, err
-}
-
-// writeFileKeepMode replaces a file's content, keeping its permissions.
-func writeFileKeepMode(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, info.Mode().Perm())
 }

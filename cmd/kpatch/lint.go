@@ -134,26 +134,8 @@ func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*
 		return nil, err
 	}
 	run.schemaFile = o.vars.Parameters
-	run.patches.vars, run.schema, err = lintVariables(&o.vars, src, found)
+	run.patches.vars, run.schema, err = o.vars.LoadWithSchema(src.Source, &found.Findings)
 	return run, err
-}
-
-// lintVariables reads the schema, if any, and the values, if any:
-// without values, references are not checked (the variables are nil).
-func lintVariables(v *variableFlags, src fileSource, found *findings) (*kpatch.Variables, *parameters.Schema, error) {
-	if v.Parameters == "" {
-		if v.Empty() {
-			return nil, nil, nil
-		}
-		vars, err := v.Load(src.Source, &found.Findings)
-		return vars, nil, err
-	}
-	schema, err := v.Schema(src.Source, &found.Findings)
-	if schema == nil || v.Empty() {
-		return nil, schema, err
-	}
-	vars, err := v.Resolve(src.Source, schema, &found.Findings)
-	return vars, schema, err
 }
 
 // lintRun is what lint does once its command line is read. kpatch test
@@ -187,11 +169,11 @@ func (r *lintRun) lint(found *findings) error {
 		return err
 	}
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
-	reportUseless(files, m, r.namespace, found)
+	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
 	applied := &findings{} // the files' failures on the objects are apply's to report
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
 	n := len(applied.List)
-	reportRequired(files, m, r.namespace, applied)
+	applied.ReportRequired(files.patches(), m.Objects(), r.namespace)
 	for _, f := range applied.List[n:] {
 		found.error(f.Err)
 	}

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"errors"
 
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/paramusage"
 	"kpatch.dev/kpatch/internal/variables"
-	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/parameters"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // paramsOptions are the flags of kpatch params.
@@ -66,8 +60,10 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		}
 	}
 	src := stdinSource(s.in)
-	schemaFile, files, err := o.split(src, args)
-	if err != nil {
+	schemaFile, files, err := paramusage.Split(src.Source, args, o.parameters, o.recursive)
+	if errors.Is(err, paramusage.ErrManySchemas) {
+		return asUsageError(err)
+	} else if err != nil {
 		return err
 	}
 	found := &findings{}
@@ -75,7 +71,7 @@ func (o *paramsOptions) run(s streams, args []string) error {
 	if err != nil {
 		return err
 	}
-	trees, err := parseTrees(src, files, found)
+	trees, err := paramusage.ParseTrees(src.Source, files, &found.Findings)
 	if err != nil {
 		return err
 	}
@@ -90,66 +86,4 @@ func (o *paramsOptions) run(s streams, args []string) error {
 	paramusage.Report(schema, schemaFile, refs, &found.Findings)
 	found.print(s.err)
 	return nil
-}
-
-// split returns the schema file and the patch files of the arguments.
-func (o *paramsOptions) split(src fileSource, args []string) (string, []string, error) {
-	schemas := []string{}
-	if o.parameters != "" {
-		schemas = append(schemas, o.parameters)
-	}
-	var files []string
-	for _, a := range args {
-		expanded, err := src.Expand([]string{a}, filesource.Patches, o.recursive)
-		if err != nil {
-			return "", nil, err
-		}
-		if len(expanded) == 1 && expanded[0] == a { // a file named explicitly
-			if filepath.Base(a) == parameters.SchemaKey {
-				schemas = append(schemas, a)
-			} else {
-				files = append(files, a)
-			}
-			continue
-		}
-		files = append(files, expanded...)
-		if s := filepath.Join(a, parameters.SchemaKey); isFile(src.Path(s)) {
-			schemas = append(schemas, s)
-		}
-	}
-	switch {
-	case len(schemas) == 0:
-		return "", nil, fmt.Errorf("no parameter schema: name a %s, or give --parameters FILE", parameters.SchemaKey)
-	case len(schemas) > 1:
-		return "", nil, usageErrorf("one parameter schema at a time, not %s", strings.Join(schemas, " and "))
-	}
-	return schemas[0], files, nil
-}
-
-// parseTrees parses the patch files (replacements files read no
-// variables); their problems go to found.
-func parseTrees(src fileSource, files []string, found *findings) ([]*kpatch.File, error) {
-	var trees []*kpatch.File
-	for _, path := range files {
-		name, data, err := src.read(path)
-		if err != nil {
-			return nil, err
-		}
-		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
-			continue
-		}
-		f, err := kpatch.ParseAny(name, data)
-		if err != nil {
-			found.error(err)
-			continue
-		}
-		trees = append(trees, f)
-	}
-	return trees, nil
-}
-
-// isFile reports whether path is a regular file.
-func isFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/testsuite"
@@ -57,26 +55,7 @@ func (o *testFlags) run(s streams, args []string) error {
 	if err != nil {
 		return err
 	}
-	passed, failed := 0, 0
-	for _, f := range files {
-		suite, err := testsuite.Load(f)
-		if err != nil {
-			fmt.Fprintf(s.out, "FAIL %s\n    %v\n", f, err)
-			failed++
-			continue
-		}
-		for _, t := range suite.Tests {
-			r := testsuite.Run(suite, t, o.update, suiteRunner)
-			testsuite.Print(s.out, r)
-			if r.Passed() {
-				passed++
-			} else {
-				failed++
-			}
-		}
-	}
-	fmt.Fprintf(s.out, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
+	if testsuite.RunFiles(s.out, files, o.update, suiteRunner) > 0 {
 		return errReported
 	}
 	return nil

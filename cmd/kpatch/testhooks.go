@@ -66,7 +66,7 @@ func lintTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source,
 		failUnmatched: testsuite.Deref(o.FailUnmatched), failNotIdempotent: testsuite.Deref(o.FailNotIdempotent)}
 	if in.registry == nil {
 		run.schemaFile = testsuite.Deref(o.Parameters)
-		if run.patches.vars, run.schema, err = lintVariables(testVariables(o), src, found); err != nil || found.failed() {
+		if run.patches.vars, run.schema, err = testVariables(o).LoadWithSchema(source, &found.Findings); err != nil || found.failed() {
 			return err
 		}
 	}

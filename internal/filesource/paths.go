@@ -147,3 +147,33 @@ func PathError(name string, err error) error {
 	}
 	return err
 }
+
+// ErrStdinTwice is a command line that names standard input (-) more
+// than once: it can be read only once.
+var ErrStdinTwice = errors.New("standard input (-) can be read only once")
+
+// StdinOnce fails with ErrStdinTwice when "-" is named more than once in
+// the lists.
+func StdinOnce(lists ...[]string) error {
+	n := 0
+	for _, l := range lists {
+		for _, p := range l {
+			if p == StdinName {
+				n++
+			}
+		}
+	}
+	if n > 1 {
+		return ErrStdinTwice
+	}
+	return nil
+}
+
+// WriteKeepMode replaces a file's content, keeping its permissions.
+func WriteKeepMode(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, info.Mode().Perm())
+}

@@ -293,3 +293,13 @@ func ObjectsOf(docs []*Document, namespace string) []kpatch.ObjectRef {
 	}
 	return refs
 }
+
+// Objects returns the objects of every document, in input order: each
+// object, or each item of a List.
+func (m *Set) Objects() []map[string]any {
+	var objs []map[string]any
+	for _, d := range m.Docs {
+		objs = append(objs, d.Items()...)
+	}
+	return objs
+}

@@ -274,3 +274,30 @@ func Print(w io.Writer, r *Result) {
 	}
 	fmt.Fprint(w, r.diff)
 }
+
+// RunFiles runs the tests of every suite file with run, in order, and
+// prints a line for each (see Print), then a last line that counts them:
+// "N passed, N failed". A suite that cannot be read fails as one test.
+// It returns how many failed.
+func RunFiles(w io.Writer, files []string, update bool, run Runner) int {
+	passed, failed := 0, 0
+	for _, f := range files {
+		suite, err := Load(f)
+		if err != nil {
+			fmt.Fprintf(w, "FAIL %s\n    %v\n", f, err)
+			failed++
+			continue
+		}
+		for _, t := range suite.Tests {
+			r := Run(suite, t, update, run)
+			Print(w, r)
+			if r.Passed() {
+				passed++
+			} else {
+				failed++
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+	return failed
+}

@@ -123,3 +123,22 @@ func (v *Flags) Resolve(src filesource.Source, schema *parameters.Schema, found 
 	}
 	return vars, nil
 }
+
+// LoadWithSchema reads the schema, if any, and the values, if any, as
+// lint checks the files against them: without values, references are not
+// checked (the variables are nil).
+func (v *Flags) LoadWithSchema(src filesource.Source, found *lint.Findings) (*kpatch.Variables, *parameters.Schema, error) {
+	if v.Parameters == "" {
+		if v.Empty() {
+			return nil, nil, nil
+		}
+		vars, err := v.Load(src, found)
+		return vars, nil, err
+	}
+	schema, err := v.Schema(src, found)
+	if schema == nil || v.Empty() {
+		return nil, schema, err
+	}
+	vars, err := v.Resolve(src, schema, found)
+	return vars, schema, err
+}
