@@ -21,14 +21,14 @@ func testVariables(o testsuite.Options) *variableFlags {
 func testPatches(s *testsuite.Suite, o testsuite.Options, src fileSource) (patchInput, error) {
 	own, recursive := s.OwnFiles(), testsuite.Deref(o.Recursive)
 	if len(o.Registry) > 0 {
-		files, err := testsuite.SuiteInputFiles(src.Source, o.Registry, filesource.Manifests, own, recursive)
+		files, err := testsuite.InputFiles(src.Source, o.Registry, filesource.Manifests, own, recursive)
 		selector := defaultRegistrySelector
 		if o.RegistrySelector != nil {
 			selector = *o.RegistrySelector
 		}
 		return patchInput{registry: &registryFlags{files: files, selector: selector}}, err
 	}
-	files, err := testsuite.SuiteInputFiles(src.Source, o.Patches, filesource.Patches, own, recursive)
+	files, err := testsuite.InputFiles(src.Source, o.Patches, filesource.Patches, own, recursive)
 	return patchInput{files: files}, err
 }
 

@@ -90,7 +90,7 @@ func (o FileOrder) Report(result string) *FileReport {
 	return r
 }
 
-// The operations of a fieldChange, as RFC 6902 names them.
+// The operations of a FieldChange, as RFC 6902 names them.
 const (
 	opAdd     = "add"
 	opReplace = "replace"

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// stdinName is the path that stands for standard input, and stdinLabel
+// StdinName is the path that stands for standard input, and StdinLabel
 // how positions and messages name it.
 const (
 	StdinName  = "-"

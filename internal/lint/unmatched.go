@@ -9,7 +9,7 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-// errUnmatched is the cause of every *unmatchedTarget.
+// errUnmatched is the cause of every *UnmatchedTarget.
 var errUnmatched = errors.New("target matches no object of the input")
 
 // UnmatchedTarget is a file section (a header and its entries, or a merge

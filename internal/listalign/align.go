@@ -71,7 +71,7 @@ func ByKey(base, target []any, key string) []Step {
 }
 
 // Items aligns the items of a list as a reader sees them: by name
-// where every item has a name of its own, else as alignLists does.
+// where every item has a name of its own, else as Lists does.
 func Items(base, target []any) []Step {
 	if IdentityKey("", base, target) == "name" {
 		return ByKey(base, target, "name")

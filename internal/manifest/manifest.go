@@ -157,7 +157,7 @@ func (d *Document) Apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) erro
 // does, as JSON: one object alone, several (or none) in one v1 List. The
 // YAML stream is the input as it was written wherever the patches did not
 // change it: every document, comment and separator; a changed document
-// keeps its text except where its object changed (see rewriteDocument).
+// keeps its text except where its object changed (yamledit.Rewrite).
 // JSON input is printed from its objects.
 func Write(w io.Writer, m *Set, format string) error {
 	if format == "json" {
@@ -240,15 +240,9 @@ func (d *Document) listItems() (items []any, isList bool) {
 func (d *Document) objects(namespace string) []kpatch.ObjectRef {
 	var refs []kpatch.ObjectRef
 	for _, obj := range d.Items() {
-		refs = append(refs, ObjectRef(obj, namespace))
+		refs = append(refs, kpatch.RefOf(obj, namespace))
 	}
 	return refs
-}
-
-// ObjectRef identifies an object as the engine matches it: namespace is
-// assumed when the object has none.
-func ObjectRef(obj map[string]any, namespace string) kpatch.ObjectRef {
-	return kpatch.RefOf(obj, namespace)
 }
 
 // Set are the input streams of a command: the files as written,

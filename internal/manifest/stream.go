@@ -13,12 +13,12 @@ import (
 // separators before them.
 type File struct {
 	name  string
-	Parts []*streamPart
+	Parts []*Part
 }
 
-// streamPart is a document of a file and the separator line before it
+// Part is a document of a file and the separator line before it
 // (none before the first document), both as written.
-type streamPart struct {
+type Part struct {
 	separator []byte
 	Doc       *Document // obj is nil for an empty document
 }
@@ -40,7 +40,7 @@ func ReadFile(name string, data []byte) (*File, error) {
 			return nil, err
 		}
 		d.Obj, d.orig = obj, obj
-		f.Parts = append(f.Parts, &streamPart{separator: p.separator, Doc: d})
+		f.Parts = append(f.Parts, &Part{separator: p.separator, Doc: d})
 	}
 	return f, nil
 }

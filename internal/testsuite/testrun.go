@@ -115,10 +115,10 @@ func execute(s *Suite, t *Case, run Runner) (*testOutcome, error) {
 	return out, nil
 }
 
-// SuiteInputFiles expands the patch files (or registry manifests) of a test:
+// InputFiles expands the patch files (or registry manifests) of a test:
 // a directory gives its files as -p DIR (--registry DIR) does, except the
 // suite's own files.
-func SuiteInputFiles(src filesource.Source, names []string, sel filesource.Selection, own map[string]bool, recursive bool) ([]string, error) {
+func InputFiles(src filesource.Source, names []string, sel filesource.Selection, own map[string]bool, recursive bool) ([]string, error) {
 	var files []string
 	for _, name := range names {
 		found, err := src.Expand([]string{name}, sel, recursive)

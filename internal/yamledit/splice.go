@@ -240,7 +240,7 @@ func (s *splicer) rewriteEntry(k, v *yaml.Node, orig, patched any) error {
 }
 
 // sequence edits a block sequence whose list changed, item by item as
-// alignItems pairs them: new items go before the next item that stays,
+// listalign.Items pairs them: new items go before the next item that stays,
 // or after the last one.
 func (s *splicer) sequence(n *yaml.Node, orig, patched []any) error {
 	if len(patched) == 0 {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/internal/objecttest"
+	"kpatch.dev/kpatch/pkg/kpatch"
 	"sigs.k8s.io/yaml"
 )
 
@@ -39,7 +39,7 @@ func TestDiffRoundTripsRandomPairs(t *testing.T) {
 // root key that no path spells is the only error it accepts.
 func checkRoundTripOrExplain(t *testing.T, base, target map[string]any) {
 	t.Helper()
-	b := []*Object{{Key: Key{kind: fmt.Sprint(base["kind"]), name: "w"}, Ref: manifest.ObjectRef(base, ""), Obj: base}}
+	b := []*Object{{Key: Key{kind: fmt.Sprint(base["kind"]), name: "w"}, Ref: kpatch.RefOf(base, ""), Obj: base}}
 	tg := []*Object{{Key: b[0].Key, Ref: b[0].Ref, Obj: target}}
 	pairs, _ := PairObjects(b, tg, false)
 	if _, err := Print("yaml", pairs, b, tg); errors.Is(err, ErrUnaddressable) {

@@ -5,7 +5,7 @@ package diff
 const maxRebuilds = 16
 
 // Print prints the patch file that turns the objects of base into
-// those of target, pairs (see pairObjects) patched one by one: format
+// those of target, pairs (see PairObjects) patched one by one: format
 // kpatch is a .kpatch file, yaml a YAML patch file. It checks the file
 // (selfCheck): where a list's changes do not reach the target, it writes
 // that list whole and tries again; any other mismatch is an error.
