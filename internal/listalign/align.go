@@ -189,6 +189,7 @@ const (
 	ListShape
 )
 
+// ShapeOf returns the shape of a value.
 func ShapeOf(v any) Shape {
 	switch v.(type) {
 	case map[string]any:
