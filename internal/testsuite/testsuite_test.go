@@ -81,7 +81,7 @@ tests:
 func TestLoadPlacesProblemsAtTheirLine(t *testing.T) {
 	for text, want := range map[string]string{
 		"tests:\n- name: a\n  patches: p\n  resource: x\n": ":4: field resource not found",
-		"tests:\n- name: a\n  resources: r\n":             ":2: test \"a\": no patches",
+		"tests:\n- name: a\n  resources: r\n":              ":2: test \"a\": no patches",
 		"name: x\n":                                        ": no tests",
 	} {
 		_, err := Load(writeSuite(t, map[string]string{FileName: text}))
