@@ -154,7 +154,7 @@ func BenchmarkDiff(b *testing.B) {
 // others as yaml.v3 prints them.
 func TestValueNodeReadsBack(t *testing.T) {
 	for _, s := range []string{"\n0", " 0\n1", "\t0\n1", "\u2028x\ny", "\x00 0", "plain\ntext\n"} {
-		v := []any{map[string]any{"k": []any{s}, s: s}, "\x000"} // "\x000" as a placeholder would be
+		v := []any{map[string]any{"k": []any{s}, s: s}, "\x000"} // "\x000" is what the first placeholder would be
 		n, err := valueNode(v)
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
