@@ -1,8 +1,11 @@
 package explain
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"kpatch.dev/kpatch/pkg/diff"
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -53,5 +56,33 @@ func TestWriteText(t *testing.T) {
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestWriteYAMLReadsBack: the values of the changes are printed so that
+// they read back, even the strings yaml.v3 prints as block scalars it
+// cannot read.
+func TestWriteYAMLReadsBack(t *testing.T) {
+	o := NewObjectReport(kpatch.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Name: "c"})
+	r := FileOrder{File: "p.yaml", Position: 1}.Report(Patched)
+	var old, new any = "x", map[string]any{"k": []any{"\t0\n1", " a\nb"}}
+	r.Changes = []*FieldChange{{Path: "data", Op: "replace", Old: &old, New: &new}}
+	o.Add(r)
+	var b strings.Builder
+	if err := Write(&b, &Report{Objects: []*ObjectReport{o}}, "yaml"); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Objects []struct {
+			Files []struct {
+				Changes []struct{ Old, New any }
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, b.String())
+	}
+	if c := got.Objects[0].Files[0].Changes[0]; c.Old != "x" || !reflect.DeepEqual(c.New, new) {
+		t.Errorf("read back %#v:\n%s", c, b.String())
 	}
 }

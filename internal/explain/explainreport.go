@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strconv"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"kpatch.dev/kpatch/internal/listalign"
+	"kpatch.dev/kpatch/internal/yamledit"
 	"kpatch.dev/kpatch/pkg/diff"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
@@ -107,6 +110,28 @@ type FieldChange struct {
 	New  *any   `json:"new,omitempty" yaml:"new,omitempty"`
 	// order sorts the changes in document order.
 	order []orderStep
+}
+
+// MarshalYAML writes the values of the change as nodes that yaml.v3 reads
+// back (yamledit.ValueNode): some strings it would print as block scalars
+// that it cannot read.
+func (c *FieldChange) MarshalYAML() (any, error) {
+	out := struct {
+		Path string     `yaml:"path"`
+		Op   string     `yaml:"op"`
+		Old  *yaml.Node `yaml:"old,omitempty"`
+		New  *yaml.Node `yaml:"new,omitempty"`
+	}{Path: c.Path, Op: c.Op}
+	var err error
+	if c.Old != nil {
+		if out.Old, err = yamledit.ValueNode(*c.Old); err != nil {
+			return nil, err
+		}
+	}
+	if c.New != nil {
+		out.New, err = yamledit.ValueNode(*c.New)
+	}
+	return out, err
 }
 
 // FieldChanges turns the changes of the diff from before to after into

@@ -87,12 +87,12 @@ func mergeMapping(n *yaml.Node, orig, patched map[string]any) (*yaml.Node, error
 }
 
 // freshPair returns the key and value nodes of a new map entry.
-func freshPair(key string, Deref any) ([]*yaml.Node, error) {
+func freshPair(key string, value any) ([]*yaml.Node, error) {
 	var k, v yaml.Node
 	if err := k.Encode(key); err != nil {
 		return nil, err
 	}
-	if err := v.Encode(Deref); err != nil {
+	if err := v.Encode(value); err != nil {
 		return nil, err
 	}
 	return []*yaml.Node{&k, &v}, nil
@@ -130,22 +130,22 @@ func mergeSequence(n *yaml.Node, orig, patched []any) (*yaml.Node, error) {
 // scalarNode returns the node of a changed scalar: encoded afresh, with
 // the quotes of the old one while it is a string on one line, and its
 // comments.
-func scalarNode(n *yaml.Node, Deref any) (*yaml.Node, error) {
-	out, err := freshNode(n, Deref)
+func scalarNode(n *yaml.Node, value any) (*yaml.Node, error) {
+	out, err := freshNode(n, value)
 	if err != nil {
 		return nil, err
 	}
 	quotes := n.Style & (yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle)
-	if s, isString := Deref.(string); isString && quotes != 0 && !strings.ContainsAny(s, "\n\r") {
+	if s, isString := value.(string); isString && quotes != 0 && !strings.ContainsAny(s, "\n\r") {
 		out.Style = quotes
 	}
 	return out, nil
 }
 
 // freshNode encodes value into a new node that keeps n's comments.
-func freshNode(n *yaml.Node, Deref any) (*yaml.Node, error) {
+func freshNode(n *yaml.Node, value any) (*yaml.Node, error) {
 	var out yaml.Node
-	if err := out.Encode(Deref); err != nil {
+	if err := out.Encode(value); err != nil {
 		return nil, err
 	}
 	out.HeadComment, out.LineComment, out.FootComment = n.HeadComment, n.LineComment, n.FootComment

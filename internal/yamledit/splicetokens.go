@@ -16,7 +16,7 @@ import (
 // written again in place on its line.
 
 // replaceScalar writes a changed scalar over the old one on its line.
-func (s *splicer) replaceScalar(v *yaml.Node, Deref any) error {
+func (s *splicer) replaceScalar(v *yaml.Node, value any) error {
 	if v.Style&(yaml.TaggedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Value == "" && v.Style == 0 {
 		return errRewrite
 	}
@@ -25,11 +25,11 @@ func (s *splicer) replaceScalar(v *yaml.Node, Deref any) error {
 	if start < 0 || end < 0 {
 		return errRewrite
 	}
-	if text, ok := quickScalar(Deref, v.Style); ok {
+	if text, ok := quickScalar(value, v.Style); ok {
 		s.edit(start, end, []byte(text))
 		return nil
 	}
-	n, err := scalarNode(v, Deref)
+	n, err := scalarNode(v, value)
 	if err != nil {
 		return err
 	}
@@ -57,8 +57,8 @@ var (
 // quickScalar writes the common scalars without an encoder: numbers,
 // booleans, null, and strings that are plain-safe, or quoted as the old
 // scalar was. ok is false for the others.
-func quickScalar(Deref any, old yaml.Style) (string, bool) {
-	switch x := Deref.(type) {
+func quickScalar(value any, old yaml.Style) (string, bool) {
+	switch x := value.(type) {
 	case string:
 		switch {
 		case strings.ContainsFunc(x, unicode.IsControl) || strings.Contains(x, "\\"):
@@ -78,7 +78,7 @@ func quickScalar(Deref any, old yaml.Style) (string, bool) {
 			return "", false
 		}
 	}
-	return listalign.ScalarText(Deref)
+	return listalign.ScalarText(value)
 }
 
 // scalarEnd returns the offset just past a one-line scalar that starts

@@ -98,8 +98,8 @@ func (l *kpatchLowering) lower(c *Change) {
 
 // build adds the entries that create value at path, where nothing is (or
 // an empty list is, when cleared).
-func (l *kpatchLowering) build(path kpatch.Path, sc schemaCursor, Deref any, cleared bool) {
-	switch v := Deref.(type) {
+func (l *kpatchLowering) build(path kpatch.Path, sc schemaCursor, value any, cleared bool) {
+	switch v := value.(type) {
 	case map[string]any:
 		if len(v) == 0 {
 			l.fail(path, "an empty map")

@@ -25,8 +25,8 @@ func (d *objectDiff) listDiff(path kpatch.Path, loc string, sc schemaCursor, bas
 }
 
 // selectSegment addresses the item whose field key has the text value.
-func selectSegment(kind kpatch.SegmentKind, key, Deref string) kpatch.Segment {
-	return kpatch.Segment{Kind: kind, Key: []string{key}, Value: Deref, ByMatch: kind != kpatch.Select}
+func selectSegment(kind kpatch.SegmentKind, key, value string) kpatch.Segment {
+	return kpatch.Segment{Kind: kind, Key: []string{key}, Value: value, ByMatch: kind != kpatch.Select}
 }
 
 // keyedList diffs two lists whose items a key identifies: the items gone
@@ -198,10 +198,10 @@ func uniqueSelector(item any, base, target []any) (kpatch.Segment, bool) {
 }
 
 // matchesCount counts the items whose field key has the text value.
-func matchesCount(items []any, key, Deref string) int {
+func matchesCount(items []any, key, value string) int {
 	n := 0
 	for _, it := range items {
-		if t, ok := listalign.KeyText(it, key); ok && t == Deref {
+		if t, ok := listalign.KeyText(it, key); ok && t == value {
 			n++
 		}
 	}
