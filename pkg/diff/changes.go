@@ -39,7 +39,7 @@ type Change struct {
 	Path  kpatch.Path
 	Value any
 	// Old is what the change replaces or removes (the base value) and
-	// replaces marks a set where a value was, for kpatch explain.
+	// Replaces marks a set where a value was, for kpatch explain.
 	Old      any
 	Replaces bool
 	rebuild  rebuildKind
