@@ -13,7 +13,7 @@ import (
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
-	"kpatch.dev/kpatch/internal/variables"
+	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/diff"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
@@ -77,8 +77,8 @@ func replaceObjects(r *replacement.Replacements, docs []*document) error {
 }
 
 // variableFlags are the --parameters, --values and --set flags that apply
-// and lint share (variables.Flags).
-type variableFlags struct{ variables.Flags }
+// and lint share (varflags.Flags).
+type variableFlags struct{ varflags.Flags }
 
 func (v *variableFlags) register(fs *pflag.FlagSet) { v.Register(fs) }
 func (v *variableFlags) given() bool                { return v.Given() }

@@ -7,7 +7,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/paramusage"
-	"kpatch.dev/kpatch/internal/variables"
+	"kpatch.dev/kpatch/internal/varflags"
 )
 
 // paramsOptions are the flags of kpatch params.
@@ -67,7 +67,7 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		return err
 	}
 	found := &findings{}
-	schema, err := (&variables.Flags{Parameters: schemaFile}).Schema(src.Source, &found.Findings)
+	schema, err := (&varflags.Flags{Parameters: schemaFile}).Schema(src.Source, &found.Findings)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/internal/testsuite"
-	"kpatch.dev/kpatch/internal/variables"
+	"kpatch.dev/kpatch/internal/varflags"
 )
 
 // suiteRunner runs the tests of kpatch test as apply and lint run.
@@ -13,7 +13,7 @@ var suiteRunner = testsuite.Runner{Apply: applyTest, Lint: lintTest}
 
 // testVariables are the variable flags of a test's options.
 func testVariables(o testsuite.Options) *variableFlags {
-	return &variableFlags{variables.Flags{Parameters: testsuite.Deref(o.Parameters), Files: o.Values, Sets: o.Set, Strings: o.SetString}}
+	return &variableFlags{varflags.Flags{Parameters: testsuite.Deref(o.Parameters), Files: o.Values, Sets: o.Set, Strings: o.SetString}}
 }
 
 // testPatches returns where a test's patch files come from: its patches,

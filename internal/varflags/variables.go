@@ -1,4 +1,4 @@
-package variables
+package varflags
 
 import (
 	"fmt"
