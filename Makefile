@@ -52,9 +52,12 @@ conformance:
 	$(GO) test -count=1 ./test/conformance/...
 
 ## chart: lint, schema, assertions and a server-side dry run of every mode of
-## charts/kpatch-webhook on the real API server; config/default kept equal to it.
+## charts/kpatch-webhook on the real API server; config/default and the RBAC
+## table of docs/security.md kept equal to it. test/chart is a module of its
+## own (Helm stays out of the product's go.mod): tidy and vet it here too.
 chart: controlplane
-	KPATCH_REQUIRE_CONTROLPLANE=1 CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 ./test/chart/...
+	cd test/chart && $(GO) mod tidy -diff && $(GO) vet ./... && \
+		KPATCH_REQUIRE_CONTROLPLANE=1 CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 ./...
 
 ## e2e: the webhook on a real kube-apiserver and etcd.
 e2e: controlplane
@@ -96,17 +99,17 @@ fuzz:
 controlplane:
 	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 
-## load: the webhook under load on the real control plane (figures in the README).
+## load: the webhook under load on the real control plane (figures in docs/performance.md).
 load: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load
 
-## bench: the engine's and the handler's benchmarks (figures in the README).
+## bench: the engine's and the handler's benchmarks (figures in docs/performance.md).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
 ## server with no mutation, a MutatingAdmissionPolicy and the webhook,
-## interleaved (figures in the README). Not part of `make test`.
+## interleaved (figures in docs/performance.md). Not part of `make test`.
 bench-e2e: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e
 
