@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -268,4 +269,13 @@ func KeyText(item any, key string) (string, bool) {
 		return "", false
 	}
 	return ScalarText(m[key])
+}
+
+// ScalarText returns a scalar as the text a selector compares it by
+// (jsonvalue.Text); ok is false for maps, lists and null.
+func ScalarText(v any) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	return jsonvalue.Text(v)
 }
