@@ -66,14 +66,28 @@ func readManifests(files []string, src fileSource) (*manifests, error) {
 	return m, nil
 }
 
+func (d *document) setItems(objs []map[string]any) { d.SetItems(objs) }
+
 // replaceObjects runs a replacements file over the objects of the
-// documents (manifest.Replace).
+// documents, as kustomize build does over its resources: the items of a
+// List are objects of their own. The first failure leaves every object as
+// it was.
 func replaceObjects(r *replacement.Replacements, docs []*document) error {
-	ds := make([]*manifest.Document, len(docs))
+	var objs []map[string]any
+	counts := make([]int, len(docs))
 	for i, d := range docs {
-		ds[i] = d.Document
+		counts[i] = len(d.items())
+		objs = append(objs, d.items()...)
 	}
-	return manifest.Replace(r, ds)
+	out, err := r.Apply(objs)
+	if err != nil {
+		return err
+	}
+	for i, d := range docs {
+		d.setItems(out[:counts[i]])
+		out = out[counts[i]:]
+	}
+	return nil
 }
 
 // variableFlags are the --parameters, --values and --set flags that apply
