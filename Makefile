@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # spend minimising each new input (Go's default of 60s starves the search).
 FUZZTIME    ?= 2m
 FUZZMINIMIZE ?= 2s
-FUZZ_PKGS   := ./pkg/... ./cmd/...
+FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
 # The control plane of the end-to-end tests (kube-apiserver and etcd) is
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.

@@ -3,6 +3,10 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
+	"kpatch.dev/kpatch/internal/paramusage"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 )
@@ -118,38 +122,20 @@ func (o *lintOptions) run(s streams, args []string) error {
 func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*lintRun, error) {
 	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
 	var err error
-	if run.manifests, err = src.expand(o.manifests, manifestSelection, o.recursive); err != nil {
+	if run.manifests, err = src.Expand(o.manifests, filesource.Manifests, o.recursive); err != nil {
 		return nil, err
 	}
 	if len(o.registry.files) > 0 {
-		files, err := src.expand(o.registry.files, manifestSelection, o.recursive)
+		files, err := src.Expand(o.registry.files, filesource.Manifests, o.recursive)
 		run.patches.registry = &registryFlags{files: files, selector: o.registry.selector}
 		return run, err
 	}
-	if run.patches.files, err = src.expand(args, patchSelection, o.recursive); err != nil {
+	if run.patches.files, err = src.Expand(args, filesource.Patches, o.recursive); err != nil {
 		return nil, err
 	}
-	run.schemaFile = o.vars.parameters
-	run.patches.vars, run.schema, err = lintVariables(&o.vars, src, found)
+	run.schemaFile = o.vars.Parameters
+	run.patches.vars, run.schema, err = o.vars.LoadWithSchema(src.Source, &found.Findings)
 	return run, err
-}
-
-// lintVariables reads the schema, if any, and the values, if any:
-// without values, references are not checked (the variables are nil).
-func lintVariables(v *variableFlags, src fileSource, found *findings) (*kpatch.Variables, *parameters.Schema, error) {
-	if v.parameters == "" {
-		if v.empty() {
-			return nil, nil, nil
-		}
-		vars, err := v.load(src, found)
-		return vars, nil, err
-	}
-	schema, err := v.schema(src, found)
-	if schema == nil || v.empty() {
-		return nil, schema, err
-	}
-	vars, err := v.resolve(src, schema, found)
-	return vars, schema, err
 }
 
 // lintRun is what lint does once its command line is read. kpatch test
@@ -173,7 +159,7 @@ func (r *lintRun) lint(found *findings) error {
 		return err
 	}
 	if r.schema != nil {
-		reportUsage(r.schema, r.schemaFile, fileReferences(syntaxTrees(files.patches())), found)
+		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(files.patches())), &found.Findings)
 	}
 	if len(r.manifests) == 0 {
 		return nil
@@ -182,14 +168,14 @@ func (r *lintRun) lint(found *findings) error {
 	if err != nil {
 		return err
 	}
-	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
-	reportUseless(files, m, r.namespace, found)
+	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
+	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
 	applied := &findings{} // the files' failures on the objects are apply's to report
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
-	n := len(applied.list)
-	reportRequired(files, m, r.namespace, applied)
-	for _, f := range applied.list[n:] {
-		found.error(f.err)
+	n := len(applied.List)
+	applied.ReportRequired(files.patches(), m.Objects(), r.namespace)
+	for _, f := range applied.List[n:] {
+		found.error(f.Err)
 	}
 	return nil
 }
@@ -216,7 +202,7 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 && name != stdinName {
+		if len(files) == 0 && name != filesource.StdinName {
 			broken = append(broken, name) // standard input has no name to require
 		}
 		for _, f := range files {
@@ -241,6 +227,6 @@ func (r *lintRun) check(f patchFile, found *findings) {
 		return
 	}
 	for _, e := range f.patch.Check() {
-		found.reportCheck(e, r.failNotIdempotent)
+		found.ReportCheck(e, r.failNotIdempotent)
 	}
 }
