@@ -42,12 +42,15 @@ one (a file ranks by its least specific header: kind.* < kind.prefix-* <
 kind.name < ns/kind.name), then in the order given (docs/layers.md); a
 directory gives its .kpatch, .yaml and .yml files in lexical order, except
 values.yaml and parameters.yaml (the values and parameters of a registry
-ConfigMap laid out as a directory: pass values.yaml with --values). When a
-file fails on an object, that file leaves the object untouched, the other
-files still apply, the error goes to stderr and the exit code is 1. So does a
-field a file marks ${required} that no later file nor the object sets. A file
-section whose target matches no object of the input is reported on stderr as
-a warning, or with --fail-unmatched as an error.
+ConfigMap laid out as a directory: pass values.yaml with --values), and
+without the test suites it holds (docs/testing.md): a directory below it that
+holds a kpatch-test.yaml is left out whole, and so are the directory's own
+kpatch-test.yaml and every file and directory that suite names (a --registry
+directory too). When a file fails on an object, that file leaves the object
+untouched, the other files still apply, the error goes to stderr and the exit
+code is 1. So does a field a file marks ${required} that no later file nor
+the object sets. A file section whose target matches no object of the input
+is reported on stderr as a warning, or with --fail-unmatched as an error.
 
 A YAML patch file whose only key is replacements: holds kustomize
 replacements (docs/replacements.md): they run over all the objects of the
@@ -139,7 +142,7 @@ func (o *applyOptions) run(s streams) error {
 // the registry; problems of the variables go to found.
 func (o *applyOptions) patchInput(src fileSource, found *findings) (*patchInput, error) {
 	if len(o.registry.files) > 0 {
-		files, err := src.Expand(o.registry.files, filesource.Manifests, o.recursive)
+		files, err := src.Expand(o.registry.files, filesource.Registry, o.recursive)
 		return &patchInput{registry: &registryFlags{files: files, selector: o.registry.selector}}, err
 	}
 	vars, err := o.vars.Load(src.Source, &found.Findings)

@@ -43,9 +43,12 @@ With -f, lint also reads manifests and reports, as apply does, every file
 section whose target matches none of their objects: a warning, or with
 --fail-unmatched an error. It applies the files to the objects and reports
 every field a file marks ${required} that an object lacks once every file
-has applied (an error), and every useless override: an entry that sets a
+has applied (an error), every useless override: an entry that sets a
 field to the value an earlier file gave it, on every object it matches (a
-warning).
+warning), and every overwritten file: a file whose every change is
+overwritten by files that apply after it, on every object it changes, so
+that the objects come out the same without it (a warning naming the later
+files; a higher layer makes the file apply after them).
 
 Files apply by layer (a "# kpatch:layer: N" line before the first header,
 else 0), then from the generic target to the specific one, then in the
@@ -54,8 +57,12 @@ specificity only.
 
 A directory gives its .kpatch, .yaml and .yml files, except values.yaml and
 parameters.yaml (the values and parameters of a registry ConfigMap laid out
-as a directory: pass values.yaml with --values). A replacements file (a YAML
-file whose only key is replacements:) is parsed and its problems reported.
+as a directory: pass values.yaml with --values), nor the test suites it
+holds (docs/testing.md): a directory below it that holds a kpatch-test.yaml
+is left out whole, and so are the directory's own kpatch-test.yaml and every
+file and directory that suite names (a --registry directory too). A
+replacements file (a YAML file whose only key is replacements:) is parsed and
+its problems reported.
 
 With --parameters, the schema is checked; a declared parameter that no file
 reads, or a variable that reads no declared parameter, is a warning. With
@@ -126,7 +133,7 @@ func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*
 		return nil, err
 	}
 	if len(o.registry.files) > 0 {
-		files, err := src.Expand(o.registry.files, filesource.Manifests, o.recursive)
+		files, err := src.Expand(o.registry.files, filesource.Registry, o.recursive)
 		run.patches.registry = &registryFlags{files: files, selector: o.registry.selector}
 		return run, err
 	}
@@ -170,6 +177,7 @@ func (r *lintRun) lint(found *findings) error {
 	}
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
+	found.ReportOverwritten(files.patches(), m.Objects(), r.namespace)
 	applied := &findings{} // the files' failures on the objects are apply's to report
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
 	n := len(applied.List)

@@ -28,7 +28,9 @@ default, whether it is required, description, and the patch files that read it
 The schema is the file named parameters.yaml among the arguments, or in a
 directory given (a registry ConfigMap laid out as a directory), or the file of
 --parameters. The other files, and the .kpatch, .yaml and .yml files of the
-directories, are the patch files.
+directories, are the patch files: a directory leaves out the test suites it
+holds as kpatch lint does (a directory below it holding a kpatch-test.yaml,
+and its own kpatch-test.yaml and the files that suite names).
 
 A declared parameter that no file reads, and a variable that reads no declared
 parameter, are warnings on stderr, as kpatch lint --parameters reports them. A

@@ -21,7 +21,7 @@ func testVariables(o testsuite.Options) *variableFlags {
 func testPatches(s *testsuite.Suite, o testsuite.Options, src fileSource) (patchInput, error) {
 	own, recursive := s.OwnFiles(), testsuite.Deref(o.Recursive)
 	if len(o.Registry) > 0 {
-		files, err := testsuite.InputFiles(src.Source, o.Registry, filesource.Manifests, own, recursive)
+		files, err := testsuite.InputFiles(src.Source, o.Registry, filesource.Registry, own, recursive)
 		selector := defaultRegistrySelector
 		if o.RegistrySelector != nil {
 			selector = *o.RegistrySelector

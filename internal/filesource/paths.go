@@ -19,20 +19,25 @@ const (
 )
 
 // Selection says which files of a directory a flag takes: those whose
-// names end in one of exts, except the names in skip.
+// names end in one of exts, except the names in skip, and with suites,
+// except the test suites and their files (suiteSkip).
 type Selection struct {
-	exts []string
-	skip []string
+	exts   []string
+	skip   []string
+	suites bool
 }
 
 // The files a directory gives, as kubectl takes manifests from -f DIR. A
 // directory laid out like a registry ConfigMap holds values.yaml and
 // parameters.yaml beside its patch files: they are not patch files (the
 // registry reads the key values.yaml as the ConfigMap's values), so -p DIR
-// leaves them out; --values takes values.yaml.
+// leaves them out; --values takes values.yaml. Neither -p DIR nor
+// --registry DIR gives the test suites that a registry directory may hold,
+// with their inputs and expected files (suiteSkip).
 var (
 	Manifests = Selection{exts: []string{".yaml", ".yml", ".json"}}
-	Patches   = Selection{exts: []string{".kpatch", ".yaml", ".yml"}, skip: []string{"values.yaml", "parameters.yaml"}}
+	Registry  = Selection{exts: Manifests.exts, suites: true}
+	Patches   = Selection{exts: []string{".kpatch", ".yaml", ".yml"}, skip: []string{"values.yaml", "parameters.yaml"}, suites: true}
 )
 
 // takes reports whether a directory gives the file at path.
@@ -119,14 +124,15 @@ func (src Source) Expand(names []string, sel Selection, recursive bool) ([]strin
 // dir is named.
 func (src Source) filesIn(dir string, sel Selection, recursive bool) ([]string, error) {
 	root := src.Path(dir)
+	suites := sel.suiteSkipOf(root)
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && path != root && !recursive:
+		case d.IsDir() && path != root && (!recursive || suites.dir(path)):
 			return fs.SkipDir
-		case !d.IsDir() && sel.takes(path):
+		case !d.IsDir() && sel.takes(path) && !suites.file(path):
 			rel, err := filepath.Rel(root, path)
 			if err != nil {
 				return err

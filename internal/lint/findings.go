@@ -105,3 +105,11 @@ type UselessOverride struct{ *kpatch.UselessOverride }
 func (u *UselessOverride) Error() string {
 	return u.Pos.String() + ": warning: " + u.UselessOverride.Error()[len(u.Pos.String())+2:]
 }
+
+// OverwrittenFile is a kpatch.OverwrittenFile as lint prints it: a
+// warning.
+type OverwrittenFile struct{ *kpatch.OverwrittenFile }
+
+func (o *OverwrittenFile) Error() string {
+	return o.Pos.String() + ": warning: " + o.OverwrittenFile.Error()[len(o.Pos.String())+2:]
+}

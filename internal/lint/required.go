@@ -52,3 +52,16 @@ func (f *Findings) ReportUseless(patches []*kpatch.Patch, objects []map[string]a
 		f.Warn(&UselessOverride{UselessOverride: u})
 	}
 }
+
+// ReportOverwritten records a warning for each file whose every change to
+// the objects is overwritten by later files (kpatch.OverwriteFinder): lint
+// -f.
+func (f *Findings) ReportOverwritten(patches []*kpatch.Patch, objects []map[string]any, namespace string) {
+	finder := kpatch.OverwriteFinder{Options: kpatch.ApplyOptions{Namespace: namespace}}
+	for _, obj := range objects {
+		finder.Object(obj, patches)
+	}
+	for _, o := range finder.Overwritten() {
+		f.Warn(&OverwrittenFile{OverwrittenFile: o})
+	}
+}
