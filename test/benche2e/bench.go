@@ -34,13 +34,14 @@ type bench struct {
 	cluster       *cluster.Cluster
 	webhook       *cluster.Webhook
 	webhookLog    bytes.Buffer
+	fixed         *fixedWebhook
 	api           rest.Interface
 	serverVersion string
 	scenarios     []scenario
 }
 
-// startBench starts the control plane and the webhook, installs the
-// registry file and the policy, and checks that each scenario changes the
+// startBench starts the control plane, the webhook and the fixed webhook,
+// installs the registry file and the policy, and checks that each scenario changes the
 // Deployment as it should.
 func startBench(ctx context.Context, deployment []byte, mapPatchType admissionregistrationv1.PatchType) (*bench, error) {
 	c, err := cluster.Start(ctx, cluster.Options{})
@@ -58,6 +59,7 @@ func (b *bench) setUp(ctx context.Context, deployment []byte, mapPatchType admis
 	b.scenarios = []scenario{
 		{name: "floor", namespace: "bench-floor"},
 		{name: "MAP", namespace: "bench-map", mutated: true},
+		{name: "fixed", namespace: "bench-fixed", mutated: true},
 		{name: "webhook", namespace: "bench-webhook", mutated: true},
 	}
 	for i := range b.scenarios {
@@ -77,6 +79,9 @@ func (b *bench) setUp(ctx context.Context, deployment []byte, mapPatchType admis
 		return err
 	}
 	if err := b.startWebhook(ctx); err != nil {
+		return err
+	}
+	if err := b.startFixedWebhook(ctx, deployment, "bench-fixed"); err != nil {
 		return err
 	}
 	if err := b.connect(); err != nil {
@@ -172,7 +177,11 @@ func (b *bench) stop() error {
 	if b.webhook != nil {
 		b.webhook.Stop()
 	}
-	return b.cluster.Stop()
+	var err error
+	if b.fixed != nil {
+		err = b.fixed.stop()
+	}
+	return errors.Join(err, b.cluster.Stop())
 }
 
 // inNamespace returns the object with its metadata.namespace set to ns.
