@@ -50,7 +50,7 @@ test: lint unit conformance fuzz-corpus e2e chart
 ## out of the product's go.mod).
 TEST_MODULES := test/decoders test/kustomize
 unit:
-	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./internal/... ./certs/... ./test/docs/...
+	$(GO) test -race -count=1 ./pkg/... ./cmd/... $(if $(wildcard internal),./internal/...) ./certs/... ./test/docs/...
 	@set -e; for m in $(TEST_MODULES); do \
 		echo "cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./..."; \
 		(cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...); \
