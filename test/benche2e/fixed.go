@@ -161,19 +161,20 @@ func reviewUID(review []byte) ([]byte, bool) {
 	return nil, false
 }
 
-// installFixedWebhook registers the webhook with the API server for
-// Deployments in namespace ns, with the settings of kpatch's own
-// configuration (test/cluster): v1 reviews, no side effects, ignored on
-// failure, reinvoked if needed, 3 s timeout, creates and updates.
-func installFixedWebhook(ctx context.Context, c client.Client, url string, caBundle []byte, ns string) error {
+// installWebhookConfiguration registers the webhook at url with the API
+// server, as the MutatingWebhookConfiguration name, for Deployments in
+// namespace ns, with the settings of kpatch's own configuration
+// (test/cluster): v1 reviews, no side effects, ignored on failure,
+// reinvoked if needed, 3 s timeout, creates and updates.
+func installWebhookConfiguration(ctx context.Context, c client.Client, name, url string, caBundle []byte, ns string) error {
 	sideEffects := admissionregistrationv1.SideEffectClassNone
 	failure := admissionregistrationv1.Ignore
 	reinvoke := admissionregistrationv1.IfNeededReinvocationPolicy
 	timeout := int32(3)
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench-fixed"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    "fixed.bench.kpatch.dev",
+			Name:                    name + ".bench.kpatch.dev",
 			AdmissionReviewVersions: []string{"v1"},
 			SideEffects:             &sideEffects,
 			FailurePolicy:           &failure,
@@ -192,7 +193,7 @@ func installFixedWebhook(ctx context.Context, c client.Client, url string, caBun
 		}},
 	}
 	if err := c.Create(ctx, cfg); err != nil {
-		return fmt.Errorf("creating the fixed webhook's configuration: %w", err)
+		return fmt.Errorf("creating the webhook configuration %s: %w", name, err)
 	}
 	return nil
 }
@@ -208,5 +209,5 @@ func (b *bench) startFixedWebhook(ctx context.Context, deployment []byte, ns str
 	if err := b.fixed.start(b.cluster.CertDir); err != nil {
 		return err
 	}
-	return installFixedWebhook(ctx, b.cluster.Client, b.fixed.url, b.cluster.CAData, ns)
+	return installWebhookConfiguration(ctx, b.cluster.Client, "bench-fixed", b.fixed.url, b.cluster.CAData, ns)
 }

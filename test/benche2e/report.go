@@ -35,7 +35,7 @@ const targetWebhookOverMAP = 1.15
 const targetWebhookOverFixed = 1.03
 
 // report prints the table, the ratios and the webhook's server-side mean.
-func report(w io.Writer, results []result, server serverSideFigure) {
+func report(w io.Writer, results []result, builds builds, server serverSideFigure) {
 	sums := map[string]summary{}
 	fmt.Fprintf(w, "%-10s %9s %9s %9s %9s %9s %6s\n", "scenario", "p50", "p90", "p99", "mean", "p50/floor", "wrong")
 	for _, r := range results {
@@ -58,6 +58,11 @@ func report(w io.Writer, results []result, server serverSideFigure) {
 		ratio(webhook.p50, fixed.p50), ratio(webhook.mean, fixed.mean), targetWebhookOverFixed)
 	fmt.Fprintf(w, "webhook added over the floor: p50 %s, over the MAP: p50 %s, over the fixed webhook: p50 %s\n",
 		ms(webhook.p50-floor.p50), ms(webhook.p50-policy.p50), ms(webhook.p50-fixed.p50))
+	for _, r := range results[len(results)-len(builds):] {
+		s := sums[r.name]
+		fmt.Fprintf(w, "%s / webhook: p50 %.2fx, mean %.2fx; %s / fixed: p50 %.2fx\n", r.name,
+			ratio(s.p50, webhook.p50), ratio(s.mean, webhook.mean), r.name, ratio(s.p50, fixed.p50))
+	}
 	if server.err != nil {
 		fmt.Fprintf(w, "webhook server-side mean (%s): unavailable: %v\n", latencyMetric, server.err)
 	} else {
