@@ -120,10 +120,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
-## server with no mutation, a MutatingAdmissionPolicy and the webhook,
-## interleaved (figures in docs/performance.md). Not part of `make test`.
+## server with no mutation, a MutatingAdmissionPolicy, a fixed webhook (the
+## cost of any webhook: `webhook / fixed`) and the webhook, interleaved
+## (figures in docs/performance.md; BENCH_FLAGS, e.g. -compare
+## NAME=BINARY, are passed on). Not part of `make test`.
 bench-e2e: controlplane
-	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN)
