@@ -2,13 +2,15 @@ package admission
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
 
-	"github.com/bytedance/sonic"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,8 +42,29 @@ var _ http.Handler = (*Webhook)(nil)
 // webhookLog is the base logger of requests, controller-runtime's.
 var webhookLog = logf.Log.WithName("admission")
 
-// reviewCodec decodes and encodes AdmissionReviews.
-var reviewCodec = sonic.ConfigStd
+// reviewCodec decodes and encodes AdmissionReviews, chosen by measuring
+// the webhook end to end (docs/performance.md): go-json-experiment/json
+// decodes (as fast as sonic was, without its JIT; encoding/json cost
+// 1.5 % of the p50), encoding/json encodes the answer (a few hundred
+// bytes), as controller-runtime does.
+var reviewCodec codec
+
+// codec is go-json-experiment/json's Unmarshal and encoding/json's
+// Encoder.
+type codec struct{}
+
+// reviewDecoding makes the decoder accept what encoding/json accepts
+// besides names in another case (the API server's decoders, as
+// go-json-experiment/json by default, match them exactly): duplicate
+// names (the later written over the earlier) and invalid UTF-8 (replaced
+// by U+FFFD).
+var reviewDecoding = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+// Unmarshal decodes data into v.
+func (codec) Unmarshal(data []byte, v any) error { return jsonv2.Unmarshal(data, v, reviewDecoding) }
+
+// NewEncoder is json.NewEncoder.
+func (codec) NewEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(w) }
 
 // review is an AdmissionReview of either version (v1 and v1beta1 have the
 // same fields): its type, to answer in kind, and its request, whose

@@ -1,18 +1,111 @@
-package replacement
+package kustomize
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"kpatch.dev/kpatch/pkg/replacement"
 	kustomize "sigs.k8s.io/kustomize/api/filters/replacement"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/yaml"
 )
+
+// casesDir holds pkg/replacement's cases: a directory each, with
+// input.yaml and replacements.yaml.
+const casesDir = "../../pkg/replacement/testdata"
+
+// testCase is one directory of casesDir.
+type testCase struct {
+	name, dir    string
+	input, repls []byte
+}
+
+func loadCases(t *testing.T) []testCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(casesDir, "*", "replacements.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []testCase
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		cases = append(cases, testCase{name: filepath.Base(dir), dir: dir,
+			repls: readFile(t, f), input: readFile(t, filepath.Join(dir, "input.yaml"))})
+	}
+	if len(cases) == 0 {
+		t.Fatalf("no cases in %s", casesDir)
+	}
+	return cases
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// skipReason returns why a case is not compared with kustomize, if it is
+// not (its differential-skip.txt).
+func (c testCase) skipReason() string {
+	b, err := os.ReadFile(filepath.Join(c.dir, "differential-skip.txt"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// run parses and applies the case's replacements as pkg/replacement's own
+// test does.
+func (c testCase) run(t *testing.T) ([]map[string]any, error) {
+	r, err := replacement.Parse("replacements.yaml", c.repls)
+	if err != nil {
+		return nil, err
+	}
+	return r.Apply(readObjects(t, c.input))
+}
+
+// readObjects reads a YAML stream as the kpatch CLI does: YAML to JSON,
+// then a JSON decoder that gives int64 and float64 numbers.
+func readObjects(t *testing.T, src []byte) []map[string]any {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(src)))
+	var objs []map[string]any
+	for {
+		raw, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(js) == "null" {
+			continue
+		}
+		var obj map[string]any
+		if err := utiljson.Unmarshal(js, &obj); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, obj)
+	}
+}
 
 // kustomizeApply runs a replacements file through kustomize's own
 // replacement filter, as kustomize build does: the list decoded as a
@@ -75,9 +168,9 @@ func keyPhrase(err error) string {
 	return strings.TrimPrefix(msg, "json: ")
 }
 
-// TestDifferential runs every testdata case through kustomize's own
-// replacement filter and asserts the same output, or that both fail and
-// ours carries kustomize's message.
+// TestDifferential runs every case of pkg/replacement/testdata through
+// kustomize's own replacement filter and asserts the same output, or that
+// both fail and ours carries kustomize's message.
 func TestDifferential(t *testing.T) {
 	for _, c := range loadCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,7 +178,7 @@ func TestDifferential(t *testing.T) {
 				t.Skip(reason)
 			}
 			want, kerr := kustomizeApply(c.input, c.repls)
-			got, err := c.run(readObjects(t, c.input))
+			got, err := c.run(t)
 			switch {
 			case kerr != nil && err == nil:
 				t.Fatalf("kustomize fails, we do not: %v", kerr)
@@ -104,7 +197,19 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// dump prints objects as a YAML stream.
 func dump(t *testing.T, objs []map[string]any) string {
 	t.Helper()
-	return string(writeObjects(t, objs))
+	var b strings.Builder
+	for i, o := range objs {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(y)
+	}
+	return b.String()
 }
