@@ -53,6 +53,7 @@ IMAGE         ?= $(IMAGE_REPO):$(patsubst v%,%,$(VERSION))
 IMAGE_ARCH    ?= $(shell $(GO) env GOARCH)
 IMAGE_ARCHIVE ?= $(CURDIR)/$(BIN)/kpatch-webhook-image.tar
 image:
+	@mkdir -p $(dir $(IMAGE_ARCHIVE))
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -buildvcs=false \
 		-ldflags '-s -w $(STAMP)' -o $(CURDIR)/$(BIN)/image/webhook ./cmd/webhook
 	cd tools && $(GO) run ./imagebuild -binary $(CURDIR)/$(BIN)/image/webhook -arch $(IMAGE_ARCH) \
@@ -69,6 +70,24 @@ notices:
 ## (tools/: image, release, notices).
 tools:
 	cd tools && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
+
+## release: the release artefacts in dist/, for VERSION=vX.Y.Z: the CLI for
+## RELEASE_PLATFORMS (archives with kpatch and kubectl-kpatch), the chart
+## (version and appVersion stamped), the image archives for
+## RELEASE_IMAGE_ARCHS, a krew manifest (archives under RELEASE_URL) and
+## checksums.txt. docs/install.md says how to publish and install them.
+RELEASE_PLATFORMS   ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64
+RELEASE_IMAGE_ARCHS ?= amd64 arm64
+RELEASE_URL         ?= $(SOURCE_URL)/releases/download/$(VERSION)
+release:
+	@case '$(VERSION)' in v[0-9]*.[0-9]*.[0-9]*) ;; *) echo 'usage: make release VERSION=vX.Y.Z'; exit 2 ;; esac
+	rm -rf dist
+	@for arch in $(RELEASE_IMAGE_ARCHS); do \
+		$(MAKE) --no-print-directory image IMAGE_ARCH=$$arch IMAGE_ARCHIVE=$(CURDIR)/$(BIN)/release/image-$$arch.tar || exit 1; \
+	done
+	cd tools && $(GO) run ./release -root $(CURDIR) -dist $(CURDIR)/dist -version '$(VERSION)' -commit '$(COMMIT)' \
+		-created '$(COMMIT_TIME)' -platforms '$(RELEASE_PLATFORMS)' -url '$(RELEASE_URL)' -homepage '$(SOURCE_URL)' \
+		$(foreach arch,$(RELEASE_IMAGE_ARCHS),-image $(arch)=$(CURDIR)/$(BIN)/release/image-$(arch).tar)
 
 ## test: everything CI runs. Deterministic: fuzz targets replay their
 ## committed corpus only (open-ended fuzzing is `make fuzz`).
