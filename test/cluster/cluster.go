@@ -231,8 +231,12 @@ type Webhook struct {
 }
 
 // BuildWebhook builds cmd/webhook into the cluster's directory and
-// returns the binary's path.
+// returns the binary's path; when ImageEnv names an image archive, it takes
+// the binary out of the image instead.
 func (c *Cluster) BuildWebhook() (string, error) {
+	if archive := os.Getenv(ImageEnv); archive != "" {
+		return WebhookFromImage(archive, c.dir)
+	}
 	bin := filepath.Join(c.dir, "webhook")
 	out, err := exec.Command("go", "build", "-o", bin, "kpatch.dev/kpatch/cmd/webhook").CombinedOutput()
 	if err != nil {
