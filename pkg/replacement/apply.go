@@ -135,14 +135,11 @@ func (rp *replacement) value(cands pool) (value, *Error) {
 // write sets the value at every fieldPath of the target in one object,
 // typing each field it writes with typeOf.
 func (t *target) write(e *editor, obj map[string]any, id ResID, val value, typeOf FieldTypeFunc) (map[string]any, *Error) {
-	apiVersion, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
-	w := &walker{e: e, create: t.opts.create, val: val, opts: t.opts}
-	w.set = func(old any, exists bool) (any, *failure) {
-		return val.writeTo(old, exists, t.opts, typeOf(apiVersion, kind, w.path))
-	}
+	w := &walker{e: e, create: t.opts.create, val: val, opts: t.opts, typeOf: typeOf}
+	w.apiVersion, _ = obj["apiVersion"].(string)
+	w.kind, _ = obj["kind"].(string)
 	for _, p := range t.paths {
-		w.path = w.path[:0]
+		w.path = w.pathBuf[:0]
 		nv, n, f := w.update(obj, p.steps)
 		if f == nil && n == 0 {
 			f = fail(ErrTargetField, "%s", p.notFound(t.opts.create))

@@ -3,7 +3,8 @@ package replacement
 import "strconv"
 
 // leafFunc computes a target field's new value from its old one; exists
-// is false for a field that create has just made.
+// is false for a field that create has just made. A walker with a
+// leafFunc uses it instead of writing its value.
 type leafFunc func(old any, exists bool) (any, *failure)
 
 // walker writes through one target field path, with kustomize's
@@ -15,19 +16,52 @@ type walker struct {
 	create bool
 	set    leafFunc
 	// path is the field being walked: the keys and list positions from
-	// the object to it, for set to read.
-	path []string
-	// val and opts are what a document held in a string field receives
-	// (see embedded).
-	val  value
-	opts options
+	// the object to it, for set to read; in pathBuf while it fits.
+	path    []string
+	pathBuf [16]string
+	// val and opts are what a target field receives when set is nil,
+	// typed by typeOf for objects of apiVersion and kind.
+	val              value
+	opts             options
+	typeOf           FieldTypeFunc
+	apiVersion, kind string
+}
+
+// setLeaf computes a target field's new value: with set, or else by
+// writing val with opts, typed by typeOf.
+func (w *walker) setLeaf(old any, exists bool) (any, *failure) {
+	if w.set != nil {
+		return w.set(old, exists)
+	}
+	ft := TypeUnknown
+	if w.typeOf != nil {
+		ft = w.typeOf(w.apiVersion, w.kind, w.path)
+	}
+	return w.val.writeTo(old, exists, w.opts, ft)
 }
 
 // enter makes key the last part of the path.
 func (w *walker) enter(key string) { w.path = append(w.path, key) }
 
 // enterItem makes the list item at position i the last part of the path.
-func (w *walker) enterItem(i int) { w.path = append(w.path, strconv.Itoa(i)) }
+func (w *walker) enterItem(i int) { w.path = append(w.path, position(i)) }
+
+// positions are the texts of the first list positions, made once.
+var positions = func() (p [1024]string) {
+	for i := range p {
+		p[i] = strconv.Itoa(i)
+	}
+	return p
+}()
+
+// position is the text of a list position, without allocating for the
+// first 1,024.
+func position(i int) string {
+	if i < len(positions) {
+		return positions[i]
+	}
+	return strconv.Itoa(i)
+}
 
 // leave drops the last part of the path.
 func (w *walker) leave() { w.path = w.path[:len(w.path)-1] }
@@ -36,7 +70,7 @@ func (w *walker) leave() { w.path = w.path[:len(w.path)-1] }
 // it set.
 func (w *walker) update(v any, steps []step) (any, int, *failure) {
 	if len(steps) == 0 {
-		nv, f := w.set(v, true)
+		nv, f := w.setLeaf(v, true)
 		if f != nil {
 			return v, 0, f
 		}
@@ -73,7 +107,7 @@ func (w *walker) child(c any, present bool, rest []step) (any, int, *failure) {
 		return c, 0, nil
 	}
 	if len(rest) == 0 {
-		nv, f := w.set(nil, false)
+		nv, f := w.setLeaf(nil, false)
 		if f != nil {
 			return c, 0, f
 		}
