@@ -116,6 +116,9 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
+	if e := checkNamespace(req.Namespace, obj); e != nil {
+		return h.answerInternal(log, e)
+	}
 	opts := h.opts(req.Namespace)
 	opts.NewMap = maps.get // the engine's copies die with the object
 	start := time.Now()

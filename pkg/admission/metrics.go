@@ -144,7 +144,7 @@ func (m *Metrics) newRequestMetrics() {
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
-	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic} {
+	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic, ReasonNamespaceMismatch} {
 		m.InternalErrors.WithLabelValues(r)
 	}
 	for _, s := range []string{PanicScopeFile, PanicScopeRequest} {

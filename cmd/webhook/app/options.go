@@ -33,6 +33,7 @@ const (
 type Options struct {
 	Kubeconfig               string
 	CertDir                  string
+	ClientCAFile             string
 	Port                     int
 	MetricsBindAddress       string
 	HealthProbeBindAddress   string
@@ -97,6 +98,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, else the in-cluster configuration, else ~/.kube/config")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory holding tls.crt and tls.key, the certificate of the webhook and metrics servers; reloaded when they change")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the HTTPS webhook server")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CA that signs the API server's client certificate: the webhook server then refuses, at the TLS handshake, every client without a certificate it signed; reloaded when it changes; empty: any client")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "address of the HTTPS /metrics endpoint, which authenticates and authorizes every scrape with the API server; 0 disables it")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")

@@ -219,6 +219,13 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
+	if o.ClientCAFile != "" {
+		// a probe has no client certificate: readiness moves to the
+		// probes' port
+		if err := mgr.AddReadyzCheck("registry", watcher.Ready); err != nil {
+			return err
+		}
+	}
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
 }
 

@@ -89,6 +89,9 @@ type webhookServer struct {
 	mux            *http.ServeMux
 	opts           webhook.Options
 	serving        ServingOptions
+	// clientCAFile, if set, is the CA a client's certificate must be
+	// signed by (--client-ca-file).
+	clientCAFile string
 	// listen, if set, is the listener to serve TLS on, instead of TCP on
 	// opts.Host and opts.Port (tests listen on a free port).
 	listen func() (net.Listener, error)
@@ -103,7 +106,7 @@ var _ webhook.Server = (*webhookServer)(nil)
 func (o *Options) newWebhookServer(tlsOpts []func(*tls.Config)) *webhookServer {
 	mux := http.NewServeMux()
 	opts := webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts, WebhookMux: mux}
-	return &webhookServer{Server: webhook.NewServer(opts), mux: mux, opts: opts, serving: o.Serving}
+	return &webhookServer{Server: webhook.NewServer(opts), mux: mux, opts: opts, serving: o.Serving, clientCAFile: o.ClientCAFile}
 }
 
 // mutateHandler is what serves /mutate: at most --max-in-flight requests
@@ -171,7 +174,7 @@ func (s *webhookServer) Start(ctx context.Context) error {
 // webhook server makes it: HTTP/2 offered unless a TLS option says
 // otherwise, the certificate of CertDir (watched for changes) unless one
 // sets GetCertificate, client certificates verified against ClientCAName
-// of CertDir if set.
+// of CertDir if set, or against the client CA file (--client-ca-file).
 func (s *webhookServer) tlsConfig(ctx context.Context) (*tls.Config, error) {
 	cfg := &tls.Config{NextProtos: []string{"h2"}}
 	for _, op := range s.opts.TLSOpts {
@@ -201,6 +204,11 @@ func (s *webhookServer) tlsConfig(ctx context.Context) (*tls.Config, error) {
 			return nil, fmt.Errorf("webhook server client CA %s: no PEM certificate", path)
 		}
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	if s.clientCAFile != "" {
+		if err := requireClientCertificates(ctx, cfg, s.clientCAFile); err != nil {
+			return nil, err
+		}
 	}
 	return cfg, nil
 }
