@@ -43,6 +43,9 @@ type typeNode struct {
 	// mergeKeys are the patchMergeKey of a struct's list fields that
 	// merge by key (containers by name).
 	mergeKeys map[string]string
+	// enum are the values a string of an enum type can hold, sorted; nil
+	// when it takes any string (see enumOf).
+	enum []string
 }
 
 func (n *typeNode) describe() string {
@@ -278,6 +281,9 @@ func nodeOf(t reflect.Type) *typeNode {
 		n.kind = tAny
 	default:
 		setGoKind(n, t)
+		if n.kind == tString {
+			n.enum = enumOf(t)
+		}
 	}
 	return n
 }
