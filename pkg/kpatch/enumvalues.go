@@ -3,7 +3,7 @@
 package kpatch
 
 // enumValues are the values of the string types that k8s.io/api marks +enum,
-// by package path and type name, as the package declares them.
+// by package path and type name, as its constants declare them.
 var enumValues = map[string][]string{
 	"k8s.io/api/admissionregistration/v1.FailurePolicyType":                 {"Ignore", "Fail"},
 	"k8s.io/api/admissionregistration/v1.MatchPolicyType":                   {"Exact", "Equivalent"},
