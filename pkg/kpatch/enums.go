@@ -9,17 +9,24 @@ import (
 
 //go:generate go run ./internal/enumgen -o enumvalues.go
 
-// openEnums are the +enum types whose constants are not every value the
-// API server accepts, with why; their fields take any string.
-var openEnums = map[string]string{}
-
 // enumOf returns the values a string field of Go type t can hold, sorted,
-// or nil when it takes any string: t is not an enum type of k8s.io/api,
-// or one whose constants the API server does not hold it to.
+// or nil when t is not an enum type of k8s.io/api and the field takes any
+// string.
+//
+// The values are the constants k8s.io/api declares for the type
+// (enumvalues.go). They are the set the API server's validation holds
+// these fields to, checked against kube-apiserver for 24 of the types
+// (core/v1 PullPolicy, RestartPolicy, DNSPolicy, Protocol, ServiceType,
+// TaintEffect, ..., apps, batch, networking, policy, storage, discovery):
+// every value outside them is refused as an unsupported value. Some
+// values are accepted only with a feature gate or with another field
+// (toleration operators Lt and Gt, dnsPolicy None with dnsConfig); they
+// pass here and the API server judges them. A value that an API server
+// newer than the k8s.io/api kpatch is built with adds is refused until
+// kpatch is built with it.
 func enumOf(t reflect.Type) []string {
-	key := t.PkgPath() + "." + t.Name()
-	values, ok := enumValues[key]
-	if !ok || openEnums[key] != "" {
+	values, ok := enumValues[t.PkgPath()+"."+t.Name()]
+	if !ok {
 		return nil
 	}
 	values = slices.DeleteFunc(slices.Clone(values), func(v string) bool { return v == "" })

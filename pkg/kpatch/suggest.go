@@ -4,14 +4,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/hbollon/go-edlib"
 )
 
 // nearest returns the candidate a mistyped word most likely means: one
 // equal to it but for case, else the one fewest edits away (a character
-// added, removed or replaced) when that is at most max(2, len/3) edits
-// and less than the word's length, the earlier candidate on a tie. ok is
-// false when no candidate is that close.
+// added, removed or replaced, or two adjacent ones swapped) when that is
+// at most max(2, len/3) edits and less than the word's length, the
+// earlier candidate on a tie. ok is false when no candidate is that
+// close.
 func nearest(word string, candidates []string) (best string, ok bool) {
 	if word == "" {
 		return "", false
@@ -30,7 +31,7 @@ func nearest(word string, candidates []string) (best string, ok bool) {
 		if c == word {
 			continue
 		}
-		if d := levenshtein.ComputeDistance(word, c); d < bestDist {
+		if d := edlib.OSADamerauLevenshteinDistance(word, c); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
