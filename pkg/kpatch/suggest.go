@@ -1,7 +1,6 @@
 package kpatch
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/hbollon/go-edlib"
@@ -22,13 +21,14 @@ func nearest(word string, candidates []string) (best string, ok bool) {
 			return c, true
 		}
 	}
-	limit := max(2, len(word)/3)
-	if limit >= len(word) {
-		limit = len(word) - 1
+	limit := min(max(2, len(word)/3), len(word)-1)
+	var counts [256]uint8
+	for i := 0; i < len(word); i++ {
+		counts[word[i]]++ // a word of 256 equal bytes suggests nothing
 	}
 	bestDist := limit + 1
 	for _, c := range candidates {
-		if c == word {
+		if c == word || abs(len(c)-len(word)) >= bestDist || bagDistance(&counts, len(word), c) >= bestDist {
 			continue
 		}
 		if d := edlib.OSADamerauLevenshteinDistance(word, c); d < bestDist {
@@ -36,6 +36,28 @@ func nearest(word string, candidates []string) (best string, ok bool) {
 		}
 	}
 	return best, bestDist <= limit
+}
+
+// bagDistance is a lower bound of the edits between a word (its byte
+// counts and length) and c: the bytes of one that the other lacks, the
+// larger count of the two; an edit changes each by at most one.
+func bagDistance(counts *[256]uint8, n int, c string) int {
+	rest := *counts
+	common := 0
+	for i := 0; i < len(c); i++ {
+		if rest[c[i]] > 0 {
+			rest[c[i]]--
+			common++
+		}
+	}
+	return max(n, len(c)) - common
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // didYouMean is the hint of the candidate nearest to word, " (did you
@@ -56,43 +78,29 @@ func fieldNames(n *typeNode) []string {
 	if n == nil || n.kind != tStruct {
 		return nil
 	}
-	names := make([]string, 0, len(n.fields))
-	for name := range n.fields {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return n.names
 }
 
-// fieldHint is the hint of the field of n an unknown field name most
-// likely means, or "".
-func fieldHint(n *typeNode, name string) string {
-	return didYouMean(name, fieldNames(n))
+// hinted returns a copy of err whose message, when reported, names the
+// candidate the word most likely means.
+func hinted(err *problem, word string, candidates []string) *problem {
+	q := *err
+	q.hint = func() string { return didYouMean(word, candidates) }
+	return &q
 }
 
 // withFieldHint adds to an unknown-field problem of a field step on n
 // the field it most likely means.
 func withFieldHint(err *problem, n *typeNode, st step) *problem {
 	f, ok := st.(*fieldStep)
-	if !ok || err.err != ErrUnknownField {
+	if !ok || err.err != ErrUnknownField || err.hint != nil {
 		return err
 	}
-	hint := fieldHint(n, f.name)
-	if hint == "" {
-		return err
-	}
-	q := *err
-	q.msg += hint
-	return &q
+	return hinted(err, f.name, fieldNames(n))
 }
 
-// shorthandHint is the hint of the field an unknown first segment of a
-// path on kind ks most likely means: among the top level's fields, labels
-// and annotations, then the fields of the spec chain, shallowest first.
-func shorthandHint(ks *kindSchema, name string) string {
-	candidates := append(fieldNames(ks.root), "annotations", "labels")
-	for _, sp := range ks.specPaths {
-		candidates = append(candidates, fieldNames(nodeAt(ks.root, sp))...)
-	}
-	return didYouMean(name, candidates)
+// unknownField is the problem of a field that struct n lacks, with the
+// field it most likely means.
+func unknownField(n *typeNode, name, format string, args ...any) *problem {
+	return hinted(errorf(ErrUnknownField, format, args...), name, fieldNames(n))
 }
