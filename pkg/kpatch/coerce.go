@@ -211,7 +211,7 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 		c.path = append(c.path, k)
 		if n.kind == tStruct {
 			if elem = n.fields[k]; elem == nil {
-				return nil, c.fail(unknownField(n, k, "%s has no field %q", n.name, k), true)
+				return nil, c.fail(unknownField(k, fieldNames(n), "%s has no field %q", n.name, k), true)
 			}
 		}
 		r, err := c.value(x[k], elem)

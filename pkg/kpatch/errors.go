@@ -46,18 +46,20 @@ type ErrorList = fileerr.List
 type problem struct {
 	err error
 	msg string
-	// hint, when set, adds to the message when it is reported: a
-	// suggestion, worked out only for the problems that are shown.
-	hint      func() string
-	line, col int
+	// word and candidates, when set, add to the message when it is
+	// reported the candidate the word most likely means: a suggestion,
+	// worked out only for the problems that are shown.
+	word       string
+	candidates []string
+	line, col  int
 }
 
 func (p *problem) Error() string { return p.text() }
 
 // text is the message with its hint.
 func (p *problem) text() string {
-	if p.hint != nil {
-		return p.msg + p.hint()
+	if p.candidates != nil {
+		return p.msg + didYouMean(p.word, p.candidates)
 	}
 	return p.msg
 }

@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hbollon/go-edlib"
@@ -81,26 +82,19 @@ func fieldNames(n *typeNode) []string {
 	return n.names
 }
 
-// hinted returns a copy of err whose message, when reported, names the
-// candidate the word most likely means.
-func hinted(err *problem, word string, candidates []string) *problem {
-	q := *err
-	q.hint = func() string { return didYouMean(word, candidates) }
-	return &q
-}
-
 // withFieldHint adds to an unknown-field problem of a field step on n
-// the field it most likely means.
+// the field it most likely means. The problem is the step's own, made
+// for this resolution, and is changed in place.
 func withFieldHint(err *problem, n *typeNode, st step) *problem {
 	f, ok := st.(*fieldStep)
-	if !ok || err.err != ErrUnknownField || err.hint != nil {
-		return err
+	if ok && err.err == ErrUnknownField && err.candidates == nil {
+		err.word, err.candidates = f.name, fieldNames(n)
 	}
-	return hinted(err, f.name, fieldNames(n))
+	return err
 }
 
-// unknownField is the problem of a field that struct n lacks, with the
-// field it most likely means.
-func unknownField(n *typeNode, name, format string, args ...any) *problem {
-	return hinted(errorf(ErrUnknownField, format, args...), name, fieldNames(n))
+// unknownField is the problem of a field name that is not one of
+// candidates, with the candidate it most likely means.
+func unknownField(name string, candidates []string, format string, args ...any) *problem {
+	return &problem{err: ErrUnknownField, msg: fmt.Sprintf(format, args...), word: name, candidates: candidates}
 }

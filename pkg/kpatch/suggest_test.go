@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,26 @@ func TestUnknownFieldHints(t *testing.T) {
 	err := compileFile(t, "f.kpatch", "[deployment.web]\nwidgets: 3\n")
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		t.Errorf("got %v, want an unknown field without a hint", err)
+	}
+}
+
+// BenchmarkCompileKindGlobMisses compiles [*.*] with N and 10N entries
+// that most kinds lack: their problems are dropped unless every kind
+// fails, so the suggestions must cost nothing until one is reported.
+func BenchmarkCompileKindGlobMisses(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		var sb strings.Builder
+		sb.WriteString("[*.*]\n")
+		for i := range n {
+			fmt.Fprintf(&sb, "containers[name=app%d].imagePullPolicy: Always\n", i)
+		}
+		src := []byte(sb.String())
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseAndCompile("f", src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
