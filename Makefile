@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # spend minimising each new input (Go's default of 60s starves the search).
 FUZZTIME    ?= 2m
 FUZZMINIMIZE ?= 2s
-FUZZ_PKGS   := ./pkg/... ./cmd/...
+FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
 # The control plane of the end-to-end tests (kube-apiserver and etcd) is
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.
@@ -45,8 +45,16 @@ image:
 ## committed corpus only (open-ended fuzzing is `make fuzz`).
 test: lint unit conformance fuzz-corpus e2e chart
 
+## unit: the packages' tests, and those of the nested test modules that
+## need no control plane (TEST_MODULES: a dependency only they need stays
+## out of the product's go.mod).
+TEST_MODULES := test/decoders test/kustomize
 unit:
-	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./internal/... ./certs/... ./test/docs/...
+	$(GO) test -race -count=1 ./pkg/... ./cmd/... $(if $(wildcard internal),./internal/...) ./certs/... ./test/docs/...
+	@set -e; for m in $(TEST_MODULES); do \
+		echo "cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./..."; \
+		(cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...); \
+	done
 
 conformance:
 	$(GO) test -count=1 ./test/conformance/...
@@ -75,9 +83,13 @@ vet:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
-## tidy-check: go.mod and go.sum are what `go mod tidy` makes them.
+## tidy-check: go.mod and go.sum are what `go mod tidy` makes them, in
+## the product's module and in every nested one (test/chart included).
 tidy-check:
-	$(GO) mod tidy -diff
+	@set -e; for m in . $$(git ls-files '*/go.mod' | xargs -n1 dirname); do \
+		echo "cd $$m && $(GO) mod tidy -diff"; \
+		(cd $$m && $(GO) mod tidy -diff); \
+	done
 
 ## fuzz-corpus: every fuzz target over its seeds and committed corpus
 ## (testdata/fuzz) only: no new inputs, so the result never changes.
@@ -108,10 +120,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
-## server with no mutation, a MutatingAdmissionPolicy and the webhook,
-## interleaved (figures in docs/performance.md). Not part of `make test`.
+## server with no mutation, a MutatingAdmissionPolicy, a fixed webhook (the
+## cost of any webhook: `webhook / fixed`) and the webhook, interleaved
+## (figures in docs/performance.md; BENCH_FLAGS, e.g. -compare
+## NAME=BINARY, are passed on). Not part of `make test`.
 bench-e2e: controlplane
-	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN)

@@ -187,12 +187,13 @@ func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admissi
 }
 
 // patches reports whether the request is one the webhook patches: an
-// operation it is configured for, outside the namespaces it never touches.
+// operation it is configured for, on an object itself (not a subresource
+// such as status or scale), outside the namespaces it never touches.
 func (h *Handler) patches(req *admission.Request) bool {
 	if req.Namespace == "kube-system" || req.Namespace != "" && req.Namespace == h.RegistryNamespace {
 		return false
 	}
-	if len(req.Object.Raw) == 0 {
+	if len(req.Object.Raw) == 0 || req.SubResource != "" {
 		return false
 	}
 	ops := h.Operations

@@ -69,6 +69,9 @@ type Metrics struct {
 	// Panics counts recovered panics by scope (PanicScopeFile,
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
+	// RejectedRequests counts the requests answered before their review
+	// was read, by reason (RejectInFlight); they are not in Requests.
+	RejectedRequests *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -80,10 +83,33 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.newRequestMetrics()
 	m.newRegistryMetrics()
 	m.newStoreMetrics()
+	m.newRejectedMetric()
 	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
 		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
+	reg.MustRegister(m.RejectedRequests)
 	return m
+}
+
+// RejectInFlight is the reason of a request refused because as many as
+// the bound were being served (WithInFlightLimit), the value of the
+// reason label of kpatch_admission_requests_rejected_total.
+const RejectInFlight = "in-flight"
+
+// newRejectedMetric creates the counter of rejected requests, every
+// reason at zero.
+func (m *Metrics) newRejectedMetric() {
+	m.RejectedRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_admission_requests_rejected_total",
+		Help: "Requests to /mutate answered 429 before their review was read, by reason: in-flight (as many as --max-in-flight were being served).",
+	}, []string{"reason"})
+	m.RejectedRequests.WithLabelValues(RejectInFlight)
+}
+
+func (m *Metrics) rejected(reason string) {
+	if m != nil {
+		m.RejectedRequests.WithLabelValues(reason).Inc()
+	}
 }
 
 // newRequestMetrics creates the metrics of admission requests, every

@@ -59,6 +59,7 @@ type Options struct {
 	MaxCompiledSize          string
 	MaxApplyItems            int
 	MaxApplyOutput           string
+	Serving                  ServingOptions
 	Zap                      zap.Options
 }
 
@@ -83,6 +84,7 @@ func NewOptions() *Options {
 		MaxCompiledSize:        quantity(admission.DefaultLimits.MaxCompiledSize),
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
+		Serving:                DefaultServingOptions,
 	}
 }
 
@@ -120,6 +122,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
+	o.Serving.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
@@ -166,6 +169,7 @@ func (o *Options) parse() (settings, error) {
 		}
 	}
 	errs = append(errs, o.validateTLS()...)
+	errs = append(errs, o.Serving.validate()...)
 	if o.ManageWebhookRules && o.WebhookConfigurationName == "" {
 		errs = append(errs, errors.New("--webhook-configuration-name: --manage-webhook-rules needs the configuration whose rules it keeps"))
 	}
