@@ -427,12 +427,12 @@ func TestPropertiesRandom(t *testing.T) {
 		"replicas: %d", "labels.team: t%d", "annotations[example.com/rev]: \"%d\"",
 		"containers[name=app].image.tag: v%d", "containers[name=app].env[name=LOG_LEVEL].value: l%d",
 		"containers[name=app].args[-]: --flag-%d", "containers[name=app].args[+0]: --first-%d",
-		"containers[name=app].resources.limits.cpu: %dm", "containers.imagePullPolicy: Always%.0d",
+		"containers[name=app].resources.limits.cpu: %dm", "containers.imagePullPolicy: Always",
 		"containers[name=sidecar].args[-0]: --p%d", "containers[name=app].securityContext.capabilities.add[-]: CAP%d",
 		"containers[name=app].env[delete=name=X%d]:", "labels.gone%d[delete]:", "[delete]annotations.old%d:",
 		"nodeSelector[kubernetes.io/arch]: arch%d", "containers[*].securityContext.runAsNonRoot: true",
 		"containers[name=app].ports[name=http].containerPort: %d",
-		"allContainers[name=app].image.registry: mirror%d.internal", "allContainers.imagePullPolicy: IfNotPresent%.0d",
+		"allContainers[name=app].image.registry: mirror%d.internal", "allContainers.imagePullPolicy: IfNotPresent",
 		"allContainers[*].securityContext.runAsUser: %d", "template.metadata.labels.team: t%d",
 	}
 	headers := []string{"[deployment.web]", "[deployment.*]", "[shop/deployment.web]", "[deployment.other]", "[@workload.web]", "[*ment.*]", "[*(apps).web]"}

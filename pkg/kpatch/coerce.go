@@ -62,6 +62,9 @@ func coerceString(v any, n *typeNode, raw string) (any, *problem) {
 			return nil, errorf(ErrValue, "the field holds base64 bytes and %q is not base64 (for a Secret, write plain text to stringData)", s)
 		}
 	}
+	if err := n.enumProblem(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -208,7 +211,7 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 		c.path = append(c.path, k)
 		if n.kind == tStruct {
 			if elem = n.fields[k]; elem == nil {
-				return nil, c.fail(errorf(ErrUnknownField, "%s has no field %q", n.name, k), true)
+				return nil, c.fail(unknownField(k, fieldNames(n), "%s has no field %q", n.name, k), true)
 			}
 		}
 		r, err := c.value(x[k], elem)

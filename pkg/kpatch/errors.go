@@ -44,12 +44,25 @@ type ErrorList = fileerr.List
 // becomes a ParseError or an ApplyError at the package's boundary.
 // Compiled patches share problems: at returns a placed copy.
 type problem struct {
-	err       error
-	msg       string
-	line, col int
+	err error
+	msg string
+	// word and candidates, when set, add to the message when it is
+	// reported the candidate the word most likely means: a suggestion,
+	// worked out only for the problems that are shown.
+	word       string
+	candidates []string
+	line, col  int
 }
 
-func (p *problem) Error() string { return p.msg }
+func (p *problem) Error() string { return p.text() }
+
+// text is the message with its hint.
+func (p *problem) text() string {
+	if p.candidates != nil {
+		return p.msg + didYouMean(p.word, p.candidates)
+	}
+	return p.msg
+}
 func (p *problem) Unwrap() error { return p.err }
 
 // errorf makes a problem whose position the caller adds.
@@ -88,12 +101,12 @@ func (p *problem) orAt(line, col int) *problem {
 
 // parseError turns a placed problem into a ParseError of file.
 func (p *problem) parseError(file string) *ParseError {
-	return &ParseError{Pos: Position{File: file, Line: p.line, Column: p.col}, Err: p.err, Msg: p.msg}
+	return &ParseError{Pos: Position{File: file, Line: p.line, Column: p.col}, Err: p.err, Msg: p.text()}
 }
 
 // applyError turns a placed problem into an ApplyError of file on obj.
 func (p *problem) applyError(file string, obj *ObjectRef) *ApplyError {
-	return &ApplyError{Pos: Position{File: file, Line: p.line, Column: p.col}, Object: obj.String(), Err: p.err, Msg: p.msg}
+	return &ApplyError{Pos: Position{File: file, Line: p.line, Column: p.col}, Object: obj.String(), Err: p.err, Msg: p.text()}
 }
 
 // sortErrors orders parse errors by line and column.

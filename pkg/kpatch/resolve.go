@@ -53,7 +53,7 @@ func shorthandPrefix(ks *kindSchema, first step) ([]step, *problem) {
 	for _, sp := range ks.specPaths {
 		places = append(places, strings.Join(sp, "."))
 	}
-	return nil, errorf(ErrUnknownField, "%s has no field %q (looked in %s)", ks.gvk.Kind, f.name, strings.Join(places, ", "))
+	return nil, unknownField(f.name, ks.shorthandNames, "%s has no field %q (looked in %s)", ks.gvk.Kind, f.name, strings.Join(places, ", "))
 }
 
 // workloadPrefix is where a path of @workload starts in the kind ks: the
@@ -79,7 +79,7 @@ func workloadPrefix(ks *kindSchema, steps []step) ([]step, []step, *problem) {
 		return nil, nil, errorf(ErrUnknownField, "in @workload, template is only followed by metadata (the pod's labels and annotations); the pod spec's fields are written without a prefix, such as containers or serviceAccountName")
 	}
 	if fieldNode(schemas.podSpec, f.name) == nil {
-		return nil, nil, errorf(ErrUnknownField, "a pod spec has no field %q: in @workload, paths start at the pod spec (containers, allContainers, serviceAccountName, ...), with template.metadata for the pod's labels and annotations and metadata for the object's own", f.name)
+		return nil, nil, unknownField(f.name, fieldNames(schemas.podSpec), "a pod spec has no field %q: in @workload, paths start at the pod spec (containers, allContainers, serviceAccountName, ...), with template.metadata for the pod's labels and annotations and metadata for the object's own", f.name)
 	}
 	return ks.podSpecSteps, steps, nil
 }
@@ -161,7 +161,7 @@ func (pl *plan) resolveTypes(n *typeNode) {
 		}
 		t, err := pl.steps[w.i].resolve(w, n)
 		if err != nil {
-			pl.fail(pl.stepCol(w.i), err)
+			pl.fail(pl.stepCol(w.i), withFieldHint(err, n, pl.steps[w.i]))
 			return
 		}
 		pl.steps[w.i], w.prev = t.step, t.next
@@ -193,7 +193,7 @@ func checkSelectorKey(n *typeNode, key []string) *problem {
 		case tStruct:
 			f := n.fields[k]
 			if f == nil {
-				return errorf(ErrUnknownField, "the items (%s) have no field %q to select by", n.name, k)
+				return unknownField(k, fieldNames(n), "the items (%s) have no field %q to select by", n.name, k)
 			}
 			n = f
 		case tMap:

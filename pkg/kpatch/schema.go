@@ -43,6 +43,11 @@ type typeNode struct {
 	// mergeKeys are the patchMergeKey of a struct's list fields that
 	// merge by key (containers by name).
 	mergeKeys map[string]string
+	// enum are the values a string of an enum type can hold, sorted; nil
+	// when it takes any string (see enumOf).
+	enum []string
+	// names are a struct's field names, sorted, for suggestions.
+	names []string
 }
 
 func (n *typeNode) describe() string {
@@ -81,6 +86,10 @@ type kindSchema struct {
 	// pod spec.
 	specPaths [][]string
 	specSteps [][]step // specPaths as the steps of a shorthand's prefix
+	// shorthandNames are the first segments a path can start with: the
+	// top level's fields, labels and annotations, then the fields of the
+	// spec chain, shallowest first (for suggestions).
+	shorthandNames []string
 	// workload marks a kind of @workload: its spec holds the pod spec at
 	// podSpecSteps, and the pod's metadata is at podMetaSteps + metadata.
 	workload     bool
@@ -126,8 +135,10 @@ func loadSchemas() {
 		ks := &kindSchema{gvk: gvk, apiVersion: gvk.GroupVersion().String(), root: root, superseded: superseded(t)}
 		podPath := podSpecPath(root, podSpec)
 		ks.specPaths = specPaths(root, podPath)
+		ks.shorthandNames = append(slices.Clone(root.names), "annotations", "labels")
 		for _, sp := range ks.specPaths {
 			ks.specSteps = append(ks.specSteps, interned.prefixSteps(sp))
+			ks.shorthandNames = append(ks.shorthandNames, nodeAt(root, sp).names...)
 		}
 		if len(podPath) > 0 && podPath[0] == "spec" {
 			ks.workload = true
@@ -278,6 +289,9 @@ func nodeOf(t reflect.Type) *typeNode {
 		n.kind = tAny
 	default:
 		setGoKind(n, t)
+		if n.kind == tString {
+			n.enum = enumOf(t)
+		}
 	}
 	return n
 }
@@ -326,6 +340,7 @@ func setGoKind(n *typeNode, t reflect.Type) {
 	case reflect.Struct:
 		n.kind, n.fields = tStruct, map[string]*typeNode{}
 		addFields(n, t)
+		n.names = slices.Sorted(maps.Keys(n.fields))
 	default:
 		n.kind = tAny
 	}
