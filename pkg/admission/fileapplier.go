@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -65,7 +66,7 @@ func (f *fileApplier) applyChecked(one []*kpatch.Patch) fileRun {
 	p := one[0]
 	next, err := applyFile(f.ctx, one, f.out, f.opts)
 	if err == nil {
-		if _, eerr := jsonPatch(f.out, next); eerr != nil {
+		if _, eerr := objectjson.JSONPatch(f.out, next); eerr != nil {
 			err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
 		}
 	}
@@ -92,7 +93,7 @@ func (f *fileApplier) applyFunc(p *kpatch.Patch, apply func(map[string]any) (map
 	cur := f.object()
 	next, err := apply(cur)
 	if (err == nil || skippedOnly(err)) && f.checkEncoding {
-		if _, eerr := jsonPatch(cur, next); eerr != nil {
+		if _, eerr := objectjson.JSONPatch(cur, next); eerr != nil {
 			err = fmt.Errorf("%s: not applied: %w: %v", p.Name(), ErrUnencodable, eerr)
 		}
 	}

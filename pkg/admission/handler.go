@@ -14,6 +14,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -102,7 +103,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if len(patches) == 0 {
 		return admission.Allowed(""), ResultUnchanged
 	}
-	maps := takeObjectMaps()
+	maps := objectjson.TakeMaps()
 	defer func() {
 		if r := recover(); r != nil {
 			// Handle logs r, which may reach the object: its maps stay
@@ -110,14 +111,14 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 			// while the log reads them.
 			panic(r)
 		}
-		maps.release() // after the JSONPatch: nothing keeps the object
+		maps.Release() // after the JSONPatch: nothing keeps the object
 	}()
-	obj, err := decodeObject(req.Object.Raw, maps)
+	obj, err := objectjson.Decode(req.Object.Raw, maps)
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
 	opts := h.opts(req.Namespace)
-	opts.NewMap = maps.get // the engine's copies die with the object
+	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
 	candidates := patches
 	patches, leftOut := h.bindValues(reg, patches, req, obj)
@@ -143,14 +144,14 @@ func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr 
 	if err != nil {
 		return nil, nil, canceled(err)
 	}
-	patch, err := jsonPatch(run.in, run.out)
+	patch, err := objectjson.JSONPatch(run.in, run.out)
 	if err == nil {
 		return run, patch, nil
 	}
 	if run, err = applyFiles(ctx, obj, patches, rr, opts, true); err != nil {
 		return nil, nil, canceled(err)
 	}
-	if patch, err = jsonPatch(run.in, run.out); err != nil {
+	if patch, err = objectjson.JSONPatch(run.in, run.out); err != nil {
 		return nil, nil, encodeFailed(err)
 	}
 	return run, patch, nil
@@ -214,10 +215,7 @@ var jsonPatchType = admissionv1.PatchTypeJSONPatch
 // prefix starts every warning and denial message, once.
 const prefix = "kpatch: "
 
-var (
-	errNotSynced   = errors.New("the registry has not synced yet")
-	errNotAnObject = errors.New("the object is not a JSON object")
-)
+var errNotSynced = errors.New("the registry has not synced yet")
 
 // failureMessages describes apply errors, one message per error: file,
 // line and reason, without the prefix.

@@ -1,11 +1,11 @@
-package admission
+package objectjson
 
 import (
 	"math/bits"
 	"sync"
 )
 
-// objectMaps lends the maps of one admitted object, those the decoder
+// Maps lends the maps of one admitted object, those the decoder
 // makes and those the engine copies and builds (ApplyOptions.NewMap), and
 // takes them back, emptied, when the request is answered: the next
 // request fills them again instead of allocating its own. A map is lent by size
@@ -21,7 +21,7 @@ import (
 // class goes back to the pool bigger, which wastes room, never
 // correctness.
 // TestObjectMapsAreNotKept holds the handler to it.
-type objectMaps struct {
+type Maps struct {
 	classes [mapClasses]mapClass
 }
 
@@ -36,16 +36,16 @@ const (
 	// for it.
 	maxPooledMap = 1 << 12
 	mapClasses   = 1 + 12 - 3 // 8, 16, ..., 4096
-	// maxLentMaps is how many maps a pooled objectMaps may hold; one that
+	// maxLentMaps is how many maps a pooled Maps may hold; one that
 	// lent more (an object of many maps) is dropped.
 	maxLentMaps = 4096
 )
 
-var objectMapsPool = sync.Pool{New: func() any { return new(objectMaps) }}
+var objectMapsPool = sync.Pool{New: func() any { return new(Maps) }}
 
-// takeObjectMaps returns an objectMaps from the pool; give it back with
+// TakeMaps returns an Maps from the pool; give it back with
 // release.
-func takeObjectMaps() *objectMaps { return objectMapsPool.Get().(*objectMaps) }
+func TakeMaps() *Maps { return objectMapsPool.Get().(*Maps) }
 
 // mapClassOf is the size class of a map of n members, and its size.
 func mapClassOf(n int) (class, size int) {
@@ -56,8 +56,8 @@ func mapClassOf(n int) (class, size int) {
 	return c, 8 << c
 }
 
-// get returns an empty map for n members. A nil objectMaps makes one.
-func (o *objectMaps) get(n int) map[string]any {
+// get returns an empty map for n members. A nil Maps makes one.
+func (o *Maps) Get(n int) map[string]any {
 	if o == nil || n > maxPooledMap {
 		return make(map[string]any, n)
 	}
@@ -73,7 +73,7 @@ func (o *objectMaps) get(n int) map[string]any {
 
 // release empties the maps lent and puts o back in the pool; the object
 // they made must not be used after it.
-func (o *objectMaps) release() {
+func (o *Maps) Release() {
 	if o != nil && o.empty() <= maxLentMaps {
 		objectMapsPool.Put(o)
 	}
@@ -81,7 +81,7 @@ func (o *objectMaps) release() {
 
 // empty empties the maps lent, to be lent again, and says how many maps o
 // holds.
-func (o *objectMaps) empty() (held int) {
+func (o *Maps) empty() (held int) {
 	for i := range o.classes {
 		mc := &o.classes[i]
 		for _, m := range mc.maps[:mc.next] {

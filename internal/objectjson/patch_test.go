@@ -1,4 +1,4 @@
-package admission
+package objectjson
 
 import (
 	"bytes"
@@ -68,18 +68,18 @@ func TestCreatePatchMatchesJSONPatch(t *testing.T) {
 		if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
 			t.Errorf("%s: encoded operations differ\n%s", dir, encoded)
 		}
-		direct, err := jsonPatch(obj, out)
+		direct, err := JSONPatch(obj, out)
 		if err != nil || (direct == nil) != (len(want) == 0) {
-			t.Fatalf("%s: jsonPatch %s, %v; want %d operations", dir, direct, err, len(want))
+			t.Fatalf("%s: JSONPatch %s, %v; want %d operations", dir, direct, err, len(want))
 		}
 		decoded = nil
 		if direct != nil {
 			if err := json.Unmarshal(direct, &decoded); err != nil {
-				t.Fatalf("%s: jsonPatch is not JSON: %v\n%s", dir, err, direct)
+				t.Fatalf("%s: JSONPatch is not JSON: %v\n%s", dir, err, direct)
 			}
 		}
 		if g, w := opStrings(t, decoded), opStrings(t, want); !slices.Equal(g, w) {
-			t.Errorf("%s: jsonPatch's operations differ\n%s", dir, direct)
+			t.Errorf("%s: JSONPatch's operations differ\n%s", dir, direct)
 		}
 		compared++
 	}
@@ -99,7 +99,7 @@ type appliedCase struct {
 // the benchmark set, that compile to each of its objects.
 func appliedCases(t *testing.T) []appliedCase {
 	dirs, _ := filepath.Glob("../../test/conformance/testdata/*")
-	dirs = append(dirs, "../kpatch/testdata/bench")
+	dirs = append(dirs, "../../pkg/kpatch/testdata/bench")
 	var cases []appliedCase
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.kpatch"))
@@ -120,20 +120,20 @@ func appliedCases(t *testing.T) []appliedCase {
 	return cases
 }
 
-// TestJSONPatchIsTheSameEveryTime holds jsonPatch to one answer, byte
+// TestJSONPatchIsTheSameEveryTime holds JSONPatch to one answer, byte
 // for byte, for one change: replicas of the webhook, and one replica
 // asked twice, answer alike (the API server's audit log records it),
 // although Go's map order differs between calls.
 func TestJSONPatchIsTheSameEveryTime(t *testing.T) {
 	compared := 0
 	for _, c := range appliedCases(t) {
-		first, err := jsonPatch(c.in, c.out)
+		first, err := JSONPatch(c.in, c.out)
 		if err != nil || first == nil {
 			continue
 		}
 		compared++
 		for range 20 {
-			again, err := jsonPatch(c.in, c.out)
+			again, err := JSONPatch(c.in, c.out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func marshalUnescaped(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// TestPatchBufferKeepsNoKeys checks that jsonPatch's scratch goes back to
+// TestPatchBufferKeepsNoKeys checks that JSONPatch's scratch goes back to
 // its pool without the keys of the last object: they are slices of that
 // request's document, which they would keep in memory.
 func TestPatchBufferKeepsNoKeys(t *testing.T) {
@@ -255,7 +255,7 @@ func benchmarkJSONPatchWideMap(b *testing.B, n int) {
 	out := map[string]any{"metadata": map[string]any{"name": "web", "labels": changed}}
 	b.ReportAllocs()
 	for b.Loop() {
-		patch, err := jsonPatch(in, out)
+		patch, err := JSONPatch(in, out)
 		if err != nil || !bytes.Contains(patch, []byte("example.com~1added")) {
 			b.Fatalf("%s, %v", patch, err)
 		}

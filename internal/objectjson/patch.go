@@ -1,4 +1,4 @@
-package admission
+package objectjson
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ import (
 // which follows jsonpatch's own over objects and arrays, skips identical
 // subtrees without looking inside them and hands the values that differ to
 // jsonpatch.CreatePatch, instead of marshalling the whole object and
-// decoding it twice. jsonPatch runs the same walk and writes the
+// decoding it twice. JSONPatch runs the same walk and writes the
 // operations as JSON as it finds them.
 func createPatch(orig, patched map[string]any) ([]jsonpatch.Operation, error) {
 	var ops operationList
@@ -241,9 +241,9 @@ func appendPointerToken(b []byte, key string) []byte {
 	return b
 }
 
-// jsonPatch is the encoded JSONPatch from orig to patched, nil when they
+// JSONPatch is the encoded JSONPatch from orig to patched, nil when they
 // are equal: createPatch's operations, written as encodePatch writes them.
-func jsonPatch(orig, patched map[string]any) ([]byte, error) {
+func JSONPatch(orig, patched map[string]any) ([]byte, error) {
 	if sameContainer(orig, patched) {
 		return nil, nil
 	}
@@ -262,14 +262,14 @@ func jsonPatch(orig, patched map[string]any) ([]byte, error) {
 	return out, nil
 }
 
-// patchBuffer is the scratch of jsonPatch: the JSONPatch being written
+// patchBuffer is the scratch of JSONPatch: the JSONPatch being written
 // and the pointer being built.
 type patchBuffer struct {
 	patch, path []byte
 	keys        []string
 }
 
-// patchBuffers keeps jsonPatch's scratch between requests.
+// patchBuffers keeps JSONPatch's scratch between requests.
 var patchBuffers = sync.Pool{New: func() any {
 	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256), keys: make([]string, 0, 64)}
 }}

@@ -1,4 +1,4 @@
-package admission
+package objectjson
 
 import (
 	"encoding/json"
@@ -13,11 +13,11 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// TestDecodeObjectMatchesAPIServer holds decodeObject to the API server's
+// TestDecodeObjectMatchesAPIServer holds Decode to the API server's
 // decoder (k8s.io/apimachinery/pkg/util/json, integers as int64): the same
 // values, of the same Go types.
 func TestDecodeObjectMatchesAPIServer(t *testing.T) {
-	bench, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
+	bench, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 		if err := utiljson.Unmarshal([]byte(raw), &want); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		got, err := decodeObject([]byte(raw), nil)
+		got, err := Decode([]byte(raw), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
@@ -49,21 +49,21 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 func TestDecodeObjectRefusesWhatIsNotAnObject(t *testing.T) {
 	for _, raw := range []string{`null`, `[]`, `1`, `"x"`, `{`, `{"a":}`, `{"a":1}x`, ``, `{"a":01}`, `{"a":NaN}`, `{"a":1e400}`,
 		`{"a":"` + "\x01" + `"}`, `{"a":"\q"}`, `{"a":[1,]}`, strings.Repeat("[", 10001) + strings.Repeat("]", 10001)} {
-		obj, err := decodeObject([]byte(raw), nil)
+		obj, err := Decode([]byte(raw), nil)
 		if err == nil {
 			t.Errorf("%q: decoded %v", raw, obj)
 		}
-		if raw == "null" && !errors.Is(err, errNotAnObject) {
-			t.Errorf("null: %v, want errNotAnObject", err)
+		if raw == "null" && !errors.Is(err, ErrNotAnObject) {
+			t.Errorf("null: %v, want ErrNotAnObject", err)
 		}
 	}
 }
 
-// FuzzDecodeObject holds decodeObject to the API server's decoder on
+// FuzzDecodeObject holds Decode to the API server's decoder on
 // arbitrary bytes: both refuse the document, or both decode it to the
 // same values of the same Go types.
 func FuzzDecodeObject(f *testing.F) {
-	bench, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
+	bench, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var want map[string]any
 		werr := utiljson.Unmarshal(raw, &want)
-		got, err := decodeObject(raw, nil)
+		got, err := Decode(raw, nil)
 		switch {
 		case werr != nil || want == nil:
 			if err == nil {
@@ -102,14 +102,14 @@ var decodeSeeds = []string{
 	`{"a":1,}`, `{,}`, `{"a" 1}`, `{1:2}`, `[1]`, `null`, `"x"`, `{}x`, ``, `{`, `{"a":[1,2}`,
 }
 
-// TestDecodeObjectDepth holds decodeObject to the API server's nesting
+// TestDecodeObjectDepth holds Decode to the API server's nesting
 // limit: 10,000 levels are decoded, 10,001 refused.
 func TestDecodeObjectDepth(t *testing.T) {
 	for depth, ok := range map[int]bool{10000: true, 10001: false} {
 		raw := []byte(`{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`)
 		var want map[string]any
 		werr := utiljson.Unmarshal(raw, &want)
-		_, err := decodeObject(raw, nil)
+		_, err := Decode(raw, nil)
 		if (err == nil) != ok || (werr == nil) != ok {
 			t.Errorf("depth %d: error %v, the API server's decoder: %v; want ok %v", depth, err, werr, ok)
 		}
@@ -119,7 +119,7 @@ func TestDecodeObjectDepth(t *testing.T) {
 // benchObject is the benchmark Deployment with its containers repeated
 // times times (3 × times containers), renamed so that they stay distinct.
 func benchObject(b *testing.B, times int) []byte {
-	raw, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
+	raw, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeObject(raw, nil); err != nil {
+				if _, err := Decode(raw, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -165,7 +165,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 // byte offset of what is wrong.
 func TestDecodeObjectSaysWhere(t *testing.T) {
 	for raw, offset := range map[string]int{`{"a":tru}`: 5, `{"a":1,}`: 7, `{"a":"x` + "\x01" + `"}`: 7, `{"a":1e400}`: 5, `{"a" 1}`: 5} {
-		_, err := decodeObject([]byte(raw), nil)
+		_, err := Decode([]byte(raw), nil)
 		var de *DecodeError
 		if !errors.As(err, &de) || de.Offset != offset {
 			t.Errorf("%q: %v, want a *DecodeError at offset %d", raw, err, offset)

@@ -1,4 +1,4 @@
-package admission
+package objectjson
 
 import (
 	"encoding/json"
@@ -9,24 +9,24 @@ import (
 	"kpatch.dev/kpatch/internal/anyslab"
 )
 
-// decodeObject decodes a JSON object as the API server's decoder
+// Decode decodes a JSON object as the API server's decoder
 // (k8s.io/apimachinery/pkg/util/json: sigs.k8s.io/json, integers kept)
 // does: objects as map[string]any, lists as []any, an integer that fits
 // as an int64, any other number as a float64 (one that does not fit a
 // float64 is an error), strings as encoding/json decodes them (invalid
 // UTF-8 and lone surrogates replaced by U+FFFD), the last of duplicate
 // keys kept, at most 10,000 levels deep. A JSON value that is not an
-// object (null included) is errNotAnObject or a *DecodeError.
+// object (null included) is ErrNotAnObject or a *DecodeError.
 //
 // It reads the document twice: objectScan checks it and counts its
 // members, then objectBuilder makes each map at its size and takes the
 // strings, numbers and list headers from one slab each, so that a
 // document costs its maps, one copy of its bytes and one slab per kind
 // of value, not an allocation per value.
-// The maps come from maps (objectMaps), or are made when it is nil.
+// The maps come from maps (Maps), or are made when it is nil.
 // TestDecodeObjectMatchesAPIServer and FuzzDecodeObject hold it to the
 // API server's decoder.
-func decodeObject(raw []byte, maps *objectMaps) (map[string]any, error) {
+func Decode(raw []byte, maps *Maps) (map[string]any, error) {
 	sizes := scanSizes.Get().(*[]int32)
 	defer func() {
 		if cap(*sizes) <= 1<<16 {
@@ -40,7 +40,7 @@ func decodeObject(raw []byte, maps *objectMaps) (map[string]any, error) {
 		return nil, err
 	}
 	if raw[firstNonSpace(raw)] != '{' {
-		return nil, errNotAnObject
+		return nil, ErrNotAnObject
 	}
 	b := newObjectBuilder(&scan, raw)
 	b.maps = maps
@@ -69,7 +69,7 @@ type objectBuilder struct {
 	data    string // the one copy of the document; strings are sliced from it
 	pos     int
 	sizes   []int32
-	maps    *objectMaps
+	maps    *Maps
 	strings anyslab.Slab[string]
 	ints    anyslab.Slab[int64]
 	floats  anyslab.Slab[float64]
@@ -128,7 +128,7 @@ func (b *objectBuilder) value() (any, error) {
 
 // object builds an object from its opening brace.
 func (b *objectBuilder) object() (map[string]any, error) {
-	m := b.maps.get(int(b.sizes[0]))
+	m := b.maps.Get(int(b.sizes[0]))
 	b.sizes = b.sizes[1:]
 	b.pos++
 	b.skipSpace()
