@@ -12,6 +12,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // nullContainer is a Deployment whose container list holds a null item.
@@ -64,11 +65,11 @@ func TestUnencodableFileIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := NewRegistry([]RegistryFile{
-		{Ref: FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
-		{Ref: FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
+	reg := registry.NewRegistry([]registry.RegistryFile{
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
 	})
-	h := &Handler{Registry: func() *Registry { return reg }, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, Metrics: NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	ops := patchOf(t, resp)
 	if !resp.Allowed || len(ops) != 1 || ops[0].Path != "/metadata/labels" {

@@ -1,9 +1,12 @@
 package admission
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // Event reasons, on the registry ConfigMap of the file concerned.
@@ -62,4 +65,18 @@ func truncateNote(s string) string {
 		cut--
 	}
 	return s[:cut] + mark
+}
+
+// errorSummary shortens a compile error for an Event: its first lines.
+func errorSummary(err error) string {
+	var list kpatch.ErrorList
+	if errors.As(err, &list) && len(list) > 3 {
+		lines := make([]string, 0, 4)
+		for _, e := range list[:3] {
+			lines = append(lines, e.Error())
+		}
+		lines = append(lines, fmt.Sprintf("and %d more", len(list)-3))
+		return strings.Join(lines, "\n")
+	}
+	return err.Error()
 }

@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // TestEventNoteFitsTheAPI: the API server refuses an Event whose note is
@@ -20,5 +24,14 @@ func TestEventNoteFitsTheAPI(t *testing.T) {
 	}
 	if n := eventNote("", []string{"short"}); n != "short" {
 		t.Errorf("note %q", n)
+	}
+}
+
+func TestErrorSummary(t *testing.T) {
+	var c registry.Compiler
+	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "a\nb\nc\nd\ne\n"})}, nil)
+	s := errorSummary(b.Problems[0].Err)
+	if !strings.Contains(s, "a/f.kpatch:1:1") || !strings.Contains(s, "and 2 more") {
+		t.Errorf("summary %q", s)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // maxWarnings bounds the warnings of one response; the API server shows
@@ -26,7 +27,7 @@ const maxWarnings = 10
 // answers with a JSONPatch.
 type Handler struct {
 	// Registry returns the current registry; nil until the first sync.
-	Registry func() *Registry
+	Registry func() *registry.Registry
 	// RegistryNamespace is never patched, nor is kube-system.
 	RegistryNamespace string
 	// Operations are the operations that are patched; CREATE when empty.

@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
@@ -22,13 +24,13 @@ const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{
 
 func newHandler(t testing.TB, files map[string]string) *Handler {
 	t.Helper()
-	var c Compiler
+	var c registry.Compiler
 	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
 	if len(built.Problems) != 0 {
 		t.Fatalf("problems %v", built.Problems)
 	}
 	reg := built.Registry
-	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+	return &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
 }
 
 // patchOf decodes the JSONPatch of a response.
@@ -151,7 +153,7 @@ func TestHandlerKeepsUnknownFields(t *testing.T) {
 }
 
 func TestHandlerBeforeSync(t *testing.T) {
-	h := &Handler{Registry: func() *Registry { return nil }, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return nil }, Metrics: NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || resp.Warnings[0] != "kpatch: not patched: the registry has not synced yet" {
 		t.Errorf("before the first sync, --on-error allow: %+v", resp)

@@ -9,11 +9,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 func TestPanicOutsideAFileFollowsOnError(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"})
-	h.Registry = func() *Registry { panic("registry broke") }
+	h.Registry = func() *registry.Registry { panic("registry broke") }
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || resp.Warnings[0] != "kpatch: not patched: panic: registry broke" {
 		t.Errorf("--on-error allow: %+v", resp)
@@ -69,7 +71,7 @@ func TestContextEndingBetweenFilesStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	reg := h.Registry()
 	calls := 0
-	h.Registry = func() *Registry { calls++; cancel(); return reg } // ends while the request is served
+	h.Registry = func() *registry.Registry { calls++; cancel(); return reg } // ends while the request is served
 	resp := h.Handle(ctx, request(admissionv1.Create, "shop", deploymentJSON))
 	if calls != 1 || !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "context canceled") {
 		t.Errorf("%+v", resp)

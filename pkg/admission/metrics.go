@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // Request results, the values of the result label of
@@ -144,7 +146,7 @@ func (m *Metrics) newRegistryMetrics() {
 		Name: "kpatch_registry_over_limit_files",
 		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size.",
 	}, []string{"limit"})
-	for _, l := range []string{LimitFiles, LimitFileSize, LimitCompiledSize} {
+	for _, l := range []string{registry.LimitFiles, registry.LimitFileSize, registry.LimitCompiledSize} {
 		m.OverLimitFiles.WithLabelValues(l)
 	}
 	m.EstimatedSize = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -251,17 +253,17 @@ func (m *Metrics) panic(scope string) {
 
 // registrySynced records the state of a registry just swapped in, and of
 // the store it was built with.
-func (m *Metrics) registrySynced(reg *Registry, stored *LastGood, store *LastGoodStore) {
+func (m *Metrics) registrySynced(reg *registry.Registry, stored *registry.LastGood, store *LastGoodStore) {
 	if m == nil {
 		return
 	}
 	failing, lastGood := 0, 0
-	over := map[string]int{LimitFiles: 0, LimitFileSize: 0, LimitCompiledSize: 0}
-	active := make([]string, 0, len(reg.active))
-	for _, f := range reg.files {
+	over := map[string]int{registry.LimitFiles: 0, registry.LimitFileSize: 0, registry.LimitCompiledSize: 0}
+	active := make([]string, 0, reg.Active())
+	for _, f := range reg.Files() {
 		if f.Err != nil {
 			failing++
-			if l := limitOf(f.Err); l != "" {
+			if l := registry.LimitOf(f.Err); l != "" {
 				over[l]++
 			}
 		}
@@ -287,7 +289,7 @@ func (m *Metrics) registrySynced(reg *Registry, stored *LastGood, store *LastGoo
 	}
 }
 
-func (m *Metrics) conflictsFound(r *ConflictReport, took time.Duration) {
+func (m *Metrics) conflictsFound(r *registry.ConflictReport, took time.Duration) {
 	if m != nil {
 		m.Conflicts.Set(float64(r.Total))
 		m.ConflictAnalysis.Observe(took.Seconds())

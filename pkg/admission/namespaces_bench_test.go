@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchNamespaces returns n Namespaces team-0 to team-<n-1>, each with its
@@ -31,10 +33,10 @@ func benchNamespaces(n int) (Namespaces, []string) {
 func BenchmarkBindNamespaceValues(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
-			var c Compiler
+			var c registry.Compiler
 			reg := c.Build([]corev1.ConfigMap{valuesConfigMap}, nil).Registry
 			nss, names := benchNamespaces(n)
-			h := &Handler{Registry: func() *Registry { return reg }, Namespaces: nss}
+			h := &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: nss}
 			reqs := make([]admission.Request, n)
 			for i, name := range names {
 				reqs[i] = request(admissionv1.Create, name, "")
@@ -64,7 +66,7 @@ func BenchmarkReplacementNamespaceSource(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
 			nss, names := benchNamespaces(n)
-			reg := &Registry{replacements: &replacementIndex{}}
+			reg := replacementsRegistry(b)
 			h := &Handler{Namespaces: nss}
 			for _, name := range names { // each Namespace read once
 				h.replacementRun(reg, name).gather()

@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 func TestCachedNamespaces(t *testing.T) {
@@ -39,7 +41,7 @@ func TestInformedNamespaces(t *testing.T) {
 	a := namespace("a", map[string]string{"values.kpatch.dev/team": "x", "other": "y"})
 	n.OnAdd(a, true)
 	v, ok := n.view("a")
-	if got, _ := n.Namespace("a"); !ok || got != a || len(v.values) != 1 || v.values[0] != (annotation{"values.kpatch.dev/team", "team", "x"}) {
+	if got, _ := n.Namespace("a"); !ok || got != a || len(v.values) != 1 || !reflect.DeepEqual(v.values, registry.ValueAnnotations(map[string]string{"values.kpatch.dev/team": "x"})) {
 		t.Fatalf("a: %v %+v", got, v)
 	}
 	// one decoded object per version, shared by the requests
@@ -48,7 +50,7 @@ func TestInformedNamespaces(t *testing.T) {
 	}
 	a2 := namespace("a", map[string]string{"values.kpatch.dev/team": "z"})
 	n.OnUpdate(a, a2)
-	if v2, _ := n.view("a"); v2.ns != a2 || v2.values[0].value != "z" || objectLabel(v2.object(), "app.kubernetes.io/part-of") != "a-shop" {
+	if v2, _ := n.view("a"); v2.ns != a2 || !reflect.DeepEqual(v2.values, registry.ValueAnnotations(map[string]string{"values.kpatch.dev/team": "z"})) || objectLabel(v2.object(), "app.kubernetes.io/part-of") != "a-shop" {
 		t.Errorf("update: %+v", v2)
 	}
 	n.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "a", Obj: a2})

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // namespaceView is one version of a Namespace as the files of a request
@@ -16,7 +18,7 @@ import (
 type namespaceView struct {
 	ns *corev1.Namespace
 	// values are the annotations values.kpatch.dev/NAME, sorted by key.
-	values []annotation
+	values []registry.Annotation
 	// object is the Namespace as a source reads it, converted on first use.
 	object func() map[string]any
 }
@@ -25,7 +27,7 @@ type namespaceView struct {
 func newNamespaceView(ns *corev1.Namespace) *namespaceView {
 	return &namespaceView{
 		ns:     ns,
-		values: valueAnnotations(ns.Annotations),
+		values: registry.ValueAnnotations(ns.Annotations),
 		object: sync.OnceValue(func() map[string]any { return namespaceObject(ns) }),
 	}
 }

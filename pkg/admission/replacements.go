@@ -6,51 +6,9 @@ import (
 	"runtime/debug"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
-
-// isReplacementsFile reports whether a registry file is a replacements
-// file: a YAML file (.yaml, .yml) that is a map whose key is replacements
-// (kustomize's replacements: list, docs/replacements.md).
-func isReplacementsFile(key, src string) bool {
-	return kpatch.IsYAMLFile(key) && replacement.IsReplacementsFile([]byte(src))
-}
-
-// compileReplacements parses a replacements file. Its stand-in is the
-// *kpatch.Patch that holds its place in the registry: an empty patch of
-// the file's name, in registry order with the others, that targets
-// nothing by itself; the registry maps it to the replacements.
-// A tenant's file is held to its namespace (tenant.go).
-func compileReplacements(ref FileRef, src string) (*kpatch.Patch, *replacement.Replacements, error) {
-	r, err := replacement.Parse(ref.String(), []byte(src))
-	if err != nil {
-		return nil, nil, err
-	}
-	if ref.Namespace != "" {
-		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace)); err != nil {
-			return nil, nil, err
-		}
-	}
-	standIn, err := kpatch.Compile(&kpatch.File{Name: ref.String()})
-	if err != nil {
-		return nil, nil, err
-	}
-	return standIn, r, nil
-}
-
-// replacementsOf returns the replacements of the version of the file
-// whose patch is p, nil for a patch file.
-func (st *fileState) replacementsOf(p *kpatch.Patch) *replacement.Replacements {
-	switch {
-	case p == nil:
-		return nil
-	case p == st.current.patch:
-		return st.current.repl
-	case p == st.lastGood.patch:
-		return st.lastGood.repl
-	}
-	return nil
-}
 
 // replacementRun runs the replacements files of a registry on one
 // admitted object: the object is their only target, their sources are
@@ -59,7 +17,7 @@ func (st *fileState) replacementsOf(p *kpatch.Patch) *replacement.Replacements {
 // them). A nil *replacementRun has no replacements files: every patch is
 // a patch file.
 type replacementRun struct {
-	reg       *Registry
+	reg       *registry.Registry
 	h         *Handler
 	namespace string
 	gathered  bool
@@ -69,8 +27,8 @@ type replacementRun struct {
 
 // replacementRun returns the run of reg's replacements files on an
 // object of namespace, nil when reg has none.
-func (h *Handler) replacementRun(reg *Registry, namespace string) *replacementRun {
-	if reg.replacements == nil {
+func (h *Handler) replacementRun(reg *registry.Registry, namespace string) *replacementRun {
+	if !reg.HasReplacements() {
 		return nil
 	}
 	return &replacementRun{reg: reg, h: h, namespace: namespace}
@@ -81,7 +39,7 @@ func (rr *replacementRun) of(p *kpatch.Patch) *replacement.Replacements {
 	if rr == nil {
 		return nil
 	}
-	return rr.reg.replacements.files[p]
+	return rr.reg.Replacements(p)
 }
 
 // targets reports whether the file p addresses the object obj (whose
@@ -109,7 +67,7 @@ func (rr *replacementRun) applyFile(ctx context.Context, one []*kpatch.Patch, ob
 	}()
 	rr.gather()
 	fallback := rr.fallback
-	if rr.reg.replacements.tenant[one[0]] {
+	if rr.reg.IsTenantFile(one[0]) {
 		fallback = nil // a tenant reads its own namespace's sources only
 	}
 	out, err = r.ApplyObject(obj, rr.sources, replacement.ObjectOptions{Namespace: rr.namespace, Fallback: fallback})

@@ -15,6 +15,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // replFile copies the Deployment's own image tag into an env var, a
@@ -211,7 +212,7 @@ func TestReplacementsNotTargeted(t *testing.T) {
 // compiled as one; its problems are positioned and reported like any
 // file's, and its last good version applies instead.
 func TestReplacementsFileCompiles(t *testing.T) {
-	var c Compiler
+	var c registry.Compiler
 	b := c.Build([]corev1.ConfigMap{configMap("reg", map[string]string{"repl.yaml": replFile})}, nil)
 	files := b.Registry.Files()
 	if len(b.Problems) != 0 || len(files) != 1 || files[0].Replacements == nil || files[0].Replacements.Len() != 3 {

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // ReasonPatchKindNotFound: targets of the ConfigMap's files whose kind no
@@ -47,7 +49,7 @@ type RulesKeeper struct {
 	ConfigMaps client.Reader
 	// RegistryNamespace is the namespace of the files without one.
 	RegistryNamespace string
-	Registry          func() *Registry
+	Registry          func() *registry.Registry
 	// Discover lists the served resources.
 	Discover   func(context.Context) ([]ServedResource, error)
 	Operations []admissionregistrationv1.OperationType

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // crdMetadata is what the keeper watches of CustomResourceDefinitions:
@@ -66,7 +68,7 @@ func NewRulesKeeperFor(mgr manager.Manager, name string, w *Watcher, ops []admis
 func (k *RulesKeeper) SetupWithManager(mgr manager.Manager, w *Watcher) error {
 	synced := make(chan event.GenericEvent, 1)
 	previous := w.AfterSync
-	w.AfterSync = func(r *Registry) {
+	w.AfterSync = func(r *registry.Registry) {
 		if previous != nil {
 			previous(r)
 		}

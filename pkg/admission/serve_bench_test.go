@@ -12,6 +12,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchmarkServe is one AdmissionReview of the benchmark Deployment
@@ -72,7 +74,7 @@ func BenchmarkServeEmpty(b *testing.B)   { benchmarkServe(b, false) }
 func BenchmarkServePatchedAfterIdle(b *testing.B) { benchmarkServeEvery(b, true, 3*time.Millisecond) }
 
 // fileNames are the names of the registry's files.
-func fileNames(r *Registry) []string {
+func fileNames(r *registry.Registry) []string {
 	var out []string
 	for _, f := range r.Files() {
 		out = append(out, f.Ref.String())

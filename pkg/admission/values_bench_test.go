@@ -9,14 +9,16 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // valuesConfigMap is a registry ConfigMap with a schema and one file that
 // reads a parameter each Namespace sets, and one that reads a built-in.
 var valuesConfigMap = configMap("values", map[string]string{
-	ParametersKey:  "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
-	"team.kpatch":  "[deployment.web]\nlabels.team: ${values.team}\n",
-	"owner.kpatch": "[deployment.web]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
+	registry.ParametersKey: "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
+	"team.kpatch":          "[deployment.web]\nlabels.team: ${values.team}\n",
+	"owner.kpatch":         "[deployment.web]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
 })
 
 // benchmarkNamespaceValues admits the benchmark Deployment in n

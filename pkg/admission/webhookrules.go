@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // ServedResource is one resource the API server serves (discovery): a
@@ -26,7 +27,7 @@ type ServedResource struct {
 // matches: a kind that does not exist (yet), or one whose resources are
 // cluster-scoped or do not take the webhook's operations.
 type Unserved struct {
-	Ref    FileRef
+	Ref    registry.FileRef
 	Target string
 }
 
@@ -49,7 +50,7 @@ type ResolvedRules struct {
 // resources the engine knows the schema of (never a custom resource, as
 // when it matches objects), a glob restricted to a custom resource's group
 // every resource of that group, @workload the workload kinds.
-func ResolveRules(reg *Registry, served []ServedResource, ops []admissionregistrationv1.OperationType) *ResolvedRules {
+func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissionregistrationv1.OperationType) *ResolvedRules {
 	usable := usableResources(served, ops)
 	byKind := map[string][]ServedResource{}
 	for _, r := range usable {
@@ -58,7 +59,7 @@ func ResolveRules(reg *Registry, served []ServedResource, ops []admissionregistr
 	}
 	out := &ResolvedRules{}
 	want := map[schema.GroupVersionResource]bool{}
-	for _, f := range reg.files {
+	for _, f := range reg.InOrder() {
 		if f.Patch == nil {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchmarkResolveRules resolves a registry of n files, each with a
@@ -14,7 +16,7 @@ func benchmarkResolveRules(b *testing.B, n int) {
 	for i := range n {
 		data[fmt.Sprintf("f%05d.kpatch", i)] = fmt.Sprintf("[deployment.web-%d]\nreplicas: 2\n\n[*Set.web-%d]\nlabels.a: b\n", i, i)
 	}
-	var c Compiler
+	var c registry.Compiler
 	reg := c.Build([]corev1.ConfigMap{configMap("reg", data)}, nil).Registry
 	b.ResetTimer()
 	for b.Loop() {

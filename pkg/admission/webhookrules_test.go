@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 var createOnly = []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
@@ -49,7 +51,7 @@ var cluster = []ServedResource{
 
 func resolve(t *testing.T, files map[string]string) *ResolvedRules {
 	t.Helper()
-	var c Compiler
+	var c registry.Compiler
 	b := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
 	for _, f := range b.Registry.Files() {
 		if f.Err != nil {
@@ -132,12 +134,12 @@ func TestRulesKeeperPatchesOnlyWhenDifferent(t *testing.T) {
 	writes := 0
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cm, mwc).Build()
 	counting := interceptPatch(c, &writes)
-	var comp Compiler
+	var comp registry.Compiler
 	reg := comp.Build([]corev1.ConfigMap{*cm}, nil).Registry
 	events := &eventLog{}
 	k := &RulesKeeper{
 		Name: "kpatch", Reader: c, Writer: counting, ConfigMaps: c, RegistryNamespace: "kpatch-system",
-		Registry: func() *Registry { return reg }, Operations: createOnly, Recorder: events, Log: logr.Discard(),
+		Registry: func() *registry.Registry { return reg }, Operations: createOnly, Recorder: events, Log: logr.Discard(),
 		Discover: func(context.Context) ([]ServedResource, error) { return cluster, nil },
 	}
 	for range 2 {

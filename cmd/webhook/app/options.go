@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -78,9 +79,9 @@ func NewOptions() *Options {
 		TLSSecretName:          "kpatch-webhook-ca",
 		LeaderElectionID:       "kpatch-webhook",
 		LastGoodConfigMap:      "kpatch-webhook-last-good",
-		MaxRegistryFiles:       admission.DefaultLimits.MaxFiles,
-		MaxFileSize:            quantity(admission.DefaultLimits.MaxFileSize),
-		MaxCompiledSize:        quantity(admission.DefaultLimits.MaxCompiledSize),
+		MaxRegistryFiles:       registry.DefaultLimits.MaxFiles,
+		MaxFileSize:            quantity(registry.DefaultLimits.MaxFileSize),
+		MaxCompiledSize:        quantity(registry.DefaultLimits.MaxCompiledSize),
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
 	}
@@ -131,7 +132,7 @@ type settings struct {
 	operations []admissionv1.Operation
 	onError    admission.ErrorPolicy
 	namespace  string
-	limits     admission.Limits
+	limits     registry.Limits
 	budget     kpatch.Budget
 }
 
@@ -215,9 +216,9 @@ func (o *Options) parseBudget() (kpatch.Budget, error) {
 }
 
 // parseLimits parses the registry's limits.
-func (o *Options) parseLimits() (admission.Limits, []error) {
+func (o *Options) parseLimits() (registry.Limits, []error) {
 	var errs []error
-	l := admission.Limits{MaxFiles: o.MaxRegistryFiles}
+	l := registry.Limits{MaxFiles: o.MaxRegistryFiles}
 	if l.MaxFiles < 0 {
 		errs = append(errs, fmt.Errorf("--max-registry-files: %d is negative", l.MaxFiles))
 	}

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"slices"
@@ -47,16 +47,16 @@ func FindConflicts(reg *Registry) *ConflictReport {
 	return &ConflictReport{First: first, Total: total, active: reg.active, keys: reg.keys}
 }
 
-// covers reports whether r was computed from the same patches as reg
+// Covers reports whether r was computed from the same patches as reg
 // applies: the compiler reuses the patch of every file it did not
 // recompile, so a sync that changed no file (nor a layer) has the same
 // conflicts.
-func (r *ConflictReport) covers(reg *Registry) bool {
+func (r *ConflictReport) Covers(reg *Registry) bool {
 	return r != nil && slices.Equal(r.active, reg.active) && slices.Equal(r.keys, reg.keys)
 }
 
-// newSince returns the conflicts of r that previous did not list.
-func (r *ConflictReport) newSince(previous *ConflictReport) []*kpatch.Conflict {
+// NewSince returns the conflicts of r that previous did not list.
+func (r *ConflictReport) NewSince(previous *ConflictReport) []*kpatch.Conflict {
 	known := map[string]bool{}
 	if previous != nil {
 		for _, c := range previous.First {

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -28,13 +27,10 @@ func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Patch, err
 	if fv == nil {
 		t.Fatal("team.kpatch does not depend on the Namespace")
 	}
-	h := &Handler{Namespaces: NamespacesFunc(func(name string) (*corev1.Namespace, bool) {
-		return namespace(name, map[string]string{"values.kpatch.dev/team": name}), true
-	})}
 	return reg, func(team string) (*kpatch.Patch, error) {
-		req := request(admissionv1.Create, team, "")
+		ns := namespace(team, map[string]string{"values.kpatch.dev/team": team})
 		ref := kpatch.ObjectRef{Kind: "Deployment", Namespace: team, Name: "web"}
-		return fv.forObject(reg.bound, h.objectContext(&req, nil, &ref))
+		return fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, ValueAnnotations(ns.Annotations), nil))
 	}
 }
 
@@ -80,7 +76,7 @@ func TestBoundCacheHit(t *testing.T) {
 			fv = v
 		}
 	}
-	oc := &objectContext{namespace: namespace("a", nil), nsValues: valueAnnotations(map[string]string{"values.kpatch.dev/team": "a"}), object: "Deployment a/web"}
+	oc := &ObjectContext{namespace: namespace("a", nil), nsValues: ValueAnnotations(map[string]string{"values.kpatch.dev/team": "a"}), object: "Deployment a/web"}
 	want, err := fv.forObject(reg.bound, oc)
 	if err != nil {
 		t.Fatal(err)

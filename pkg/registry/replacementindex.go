@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"slices"
@@ -65,4 +65,65 @@ func (r *Registry) withReplacements(own []*kpatch.Patch, kind, namespace, name s
 	found = append(found, own...)
 	slices.SortFunc(found, func(a, b *kpatch.Patch) int { return r.order[a] - r.order[b] })
 	return found
+}
+
+// isReplacementsFile reports whether a registry file is a replacements
+// file: a YAML file (.yaml, .yml) that is a map whose key is replacements
+// (kustomize's replacements: list, docs/replacements.md).
+func isReplacementsFile(key, src string) bool {
+	return kpatch.IsYAMLFile(key) && replacement.IsReplacementsFile([]byte(src))
+}
+
+// compileReplacements parses a replacements file. Its stand-in is the
+// *kpatch.Patch that holds its place in the registry: an empty patch of
+// the file's name, in registry order with the others, that targets
+// nothing by itself; the registry maps it to the replacements.
+// A tenant's file is held to its namespace (tenant.go).
+func compileReplacements(ref FileRef, src string) (*kpatch.Patch, *replacement.Replacements, error) {
+	r, err := replacement.Parse(ref.String(), []byte(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	if ref.Namespace != "" {
+		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace)); err != nil {
+			return nil, nil, err
+		}
+	}
+	standIn, err := kpatch.Compile(&kpatch.File{Name: ref.String()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return standIn, r, nil
+}
+
+// replacementsOf returns the replacements of the version of the file
+// whose patch is p, nil for a patch file.
+func (st *fileState) replacementsOf(p *kpatch.Patch) *replacement.Replacements {
+	switch {
+	case p == nil:
+		return nil
+	case p == st.current.patch:
+		return st.current.repl
+	case p == st.lastGood.patch:
+		return st.lastGood.repl
+	}
+	return nil
+}
+
+// Replacements returns the replacements whose stand-in is p, nil for a
+// patch file.
+func (r *Registry) Replacements(p *kpatch.Patch) *replacement.Replacements {
+	if r.replacements == nil {
+		return nil
+	}
+	return r.replacements.files[p]
+}
+
+// HasReplacements reports whether the registry has replacements files.
+func (r *Registry) HasReplacements() bool { return r.replacements != nil }
+
+// IsTenantFile reports whether the replacements file whose stand-in is p
+// is a tenant's: it reads the sources of its own namespace only.
+func (r *Registry) IsTenantFile(p *kpatch.Patch) bool {
+	return r.replacements != nil && r.replacements.tenant[p]
 }

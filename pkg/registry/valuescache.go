@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"cmp"
@@ -44,7 +44,7 @@ type boundKey struct {
 // boundEntry is a binding: the bound file, or why it failed. Immutable
 // but for its age.
 type boundEntry struct {
-	ns, obj []annotation // the annotations that set the file's inputs
+	ns, obj []Annotation // the annotations that set the file's inputs
 	// failed says that err is the binding's, for the Namespace and object
 	// named (object only when obj is not empty).
 	failed            bool
@@ -57,7 +57,7 @@ type boundEntry struct {
 // bind returns fv bound with ns and obj, the annotations of the
 // Namespace and of the object of oc that set its inputs (fv.relevant),
 // from the cache or bound now and kept.
-func (c *boundCache) bind(fv *fileValues, oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
+func (c *boundCache) bind(fv *fileValues, oc *ObjectContext, ns, obj []Annotation) (*kpatch.Patch, error) {
 	key := boundKey{fv, c.sum(oc, ns, obj, false)}
 	if e := c.get(key, oc, ns, obj, false); e != nil {
 		return e.patch, nil
@@ -77,10 +77,10 @@ func (c *boundCache) bind(fv *fileValues, oc *objectContext, ns, obj []annotatio
 
 // sum hashes the annotations ns and obj; for a failed binding, with the
 // names of the Namespace and, when obj is not empty, of the object.
-func (c *boundCache) sum(oc *objectContext, ns, obj []annotation, failed bool) uint64 {
+func (c *boundCache) sum(oc *ObjectContext, ns, obj []Annotation, failed bool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	for i, list := range [2][]annotation{ns, obj} {
+	for i, list := range [2][]Annotation{ns, obj} {
 		h.WriteByte(byte(i))
 		for _, a := range list {
 			h.WriteString(a.key)
@@ -102,7 +102,7 @@ func (c *boundCache) sum(oc *objectContext, ns, obj []annotation, failed bool) u
 
 // get returns the entry of key when it is the binding of ns and obj for
 // oc, and marks it used; nil when there is none.
-func (c *boundCache) get(key boundKey, oc *objectContext, ns, obj []annotation, failed bool) *boundEntry {
+func (c *boundCache) get(key boundKey, oc *ObjectContext, ns, obj []Annotation, failed bool) *boundEntry {
 	v, ok := c.entries.Load(key)
 	if !ok {
 		return nil

@@ -1,9 +1,7 @@
-package admission
+package registry
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -56,9 +54,9 @@ func (r FileRef) compare(o FileRef) int {
 	return cmp.Or(strings.Compare(r.Namespace, o.Namespace), strings.Compare(r.ConfigMap, o.ConfigMap), strings.Compare(r.Key, o.Key))
 }
 
-// configMapID names the file's ConfigMap: its name, or namespace/name for
+// ConfigMapID names the file's ConfigMap: its name, or namespace/name for
 // a tenant's.
-func (r FileRef) configMapID() string {
+func (r FileRef) ConfigMapID() string {
 	if r.Namespace != "" {
 		return r.Namespace + "/" + r.ConfigMap
 	}
@@ -249,17 +247,3 @@ func (r *Registry) Active() int { return len(r.active) }
 // EstimatedSize is the estimated compiled size of the versions that apply
 // (Limits.MaxCompiledSize), in bytes.
 func (r *Registry) EstimatedSize() int64 { return r.estimated }
-
-// errorSummary shortens a compile error for an Event: its first lines.
-func errorSummary(err error) string {
-	var list kpatch.ErrorList
-	if errors.As(err, &list) && len(list) > 3 {
-		lines := make([]string, 0, 4)
-		for _, e := range list[:3] {
-			lines = append(lines, e.Error())
-		}
-		lines = append(lines, fmt.Sprintf("and %d more", len(list)-3))
-		return strings.Join(lines, "\n")
-	}
-	return err.Error()
-}

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -144,7 +144,7 @@ func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.S
 // let it apply there; nil when it is disabled for the object; an error
 // when a requirement is not enabled for the object, or an earlier
 // conflicting file is.
-func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *objectContext) (*kpatch.Patch, error) {
+func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
 	if fm.dynamic {
 		on, err := bound.Enabled()
 		if err != nil {
@@ -171,7 +171,7 @@ func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *objectContext) (
 
 // enabledFor reports whether a file of the registry is enabled for the
 // object.
-func (r *Registry) enabledFor(p *kpatch.Patch, oc *objectContext) (bool, error) {
+func (r *Registry) enabledFor(p *kpatch.Patch, oc *ObjectContext) (bool, error) {
 	if fv := r.values[p]; fv != nil {
 		bound, err := fv.forObject(r.bound, oc)
 		if err != nil {
@@ -184,7 +184,7 @@ func (r *Registry) enabledFor(p *kpatch.Patch, oc *objectContext) (bool, error) 
 
 // objectError places a metadata problem on the object, as the problems of
 // entries are: file:line: not applied: message.
-func objectError(err error, oc *objectContext) error {
+func objectError(err error, oc *ObjectContext) error {
 	var pe *kpatch.ParseError
 	if !errors.As(err, &pe) {
 		return err

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func BenchmarkBoundValuesHit(b *testing.B) {
 		for i := 1; i < n; i++ {
 			ann[fmt.Sprintf("values.kpatch.dev/other-%d", i)] = "x"
 		}
-		oc := &objectContext{namespace: namespace("a", ann), nsValues: valueAnnotations(ann), object: "Deployment a/web"}
+		oc := &ObjectContext{namespace: namespace("a", ann), nsValues: ValueAnnotations(ann), object: "Deployment a/web"}
 		if _, err := fv.forObject(reg.bound, oc); err != nil {
 			b.Fatal(err)
 		}

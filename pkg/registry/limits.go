@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -80,8 +80,8 @@ const (
 	LimitCompiledSize = "max-compiled-size"
 )
 
-// limitOf names the limit err reports, or "" when it is no limit's error.
-func limitOf(err error) string {
+// LimitOf names the limit err reports, or "" when it is no limit's error.
+func LimitOf(err error) string {
 	switch {
 	case errors.Is(err, ErrTooManyFiles):
 		return LimitFiles

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -266,15 +266,6 @@ func TestCompilerValues(t *testing.T) {
 	}
 }
 
-func TestErrorSummary(t *testing.T) {
-	var c Compiler
-	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": "a\nb\nc\nd\ne\n"})}, nil)
-	s := errorSummary(b.Problems[0].Err)
-	if !strings.Contains(s, "a/f.kpatch:1:1") || !strings.Contains(s, "and 2 more") {
-		t.Errorf("summary %q", s)
-	}
-}
-
 func TestCompilerLimitFiles(t *testing.T) {
 	c := Compiler{Limits: Limits{MaxFiles: 2}}
 	cms := []corev1.ConfigMap{configMap("a", map[string]string{"1.kpatch": goodFile, "2.kpatch": "[pod.*]\nlabels.a: b\n", "3.kpatch": goodFile3})}
@@ -291,7 +282,7 @@ func TestCompilerLimitFiles(t *testing.T) {
 	if _, ok := b.LastGood.Get(FileRef{ConfigMap: "a", Key: "3.kpatch"}); ok || b.LastGood.Len() != 2 {
 		t.Errorf("the store keeps a file beyond the limit: %v", b.LastGood.Refs())
 	}
-	if len(b.Problems) != 1 || limitOf(b.Problems[0].Err) != LimitFiles {
+	if len(b.Problems) != 1 || LimitOf(b.Problems[0].Err) != LimitFiles {
 		t.Errorf("problems %+v", b.Problems)
 	}
 }

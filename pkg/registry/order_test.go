@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -97,7 +97,7 @@ func TestConflictsFollowLayers(t *testing.T) {
 		t.Fatalf("same layer: %d conflicts", report.Total)
 	}
 	split := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"web.kpatch": goodFile}), layered("b", "1", map[string]string{"web.kpatch": goodFile3})}, nil)
-	if report.covers(split.Registry) {
+	if report.Covers(split.Registry) {
 		t.Error("a new layer is covered by the earlier analysis")
 	}
 	if n := FindConflicts(split.Registry).Total; n != 0 {

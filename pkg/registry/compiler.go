@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"maps"
@@ -135,12 +135,12 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	layers := make(map[string]int, len(cms))
 	for i := range cms {
 		cm := &cms[i]
-		id := c.configMapID(cm)
+		id := c.ConfigMapID(cm)
 		layer, layerErr := configMapLayer(cm)
 		layers[id] = layer
 		cv, ok := c.cmValues[id]
 		if values := valuesContext(cm); !ok || cv.content != values {
-			cv = cmValues{content: values, digest: digest(values)}
+			cv = cmValues{content: values, digest: Digest(values)}
 		}
 		seenValues[id] = cv
 		counted := b.countedFor(valuesKey{id, cv.digest})
@@ -207,7 +207,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	old, hasOld := b.stored.Get(ref)
 	// a tenant's file has no last good version (tenant.go)
 	stores := ref.Namespace == ""
-	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.configMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
+	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.ConfigMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
 		f.params = st.current.params
 		if stores {
 			b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
@@ -255,7 +255,7 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	}
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
-		*v = version{compiled: true, src: src, digest: digest(src), values: vk}
+		*v = version{compiled: true, src: src, digest: Digest(src), values: vk}
 		if isReplacementsFile(ref.Key, src) {
 			v.patch, v.repl, v.err = compileReplacements(ref, src)
 		} else {
@@ -311,7 +311,7 @@ func (b *build) current(old StoredFile, hasOld bool, cm *corev1.ConfigMap, v *ve
 // old if hasOld.
 func (b *build) keep(ref FileRef, f, old StoredFile, hasOld bool) {
 	b.want = append(b.want, storedEntry{ref, f})
-	if !hasOld || !old.sameVersion(f) {
+	if !hasOld || !old.SameVersion(f) {
 		b.changed = true
 	}
 }

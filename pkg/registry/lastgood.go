@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"crypto/sha256"
@@ -24,17 +24,17 @@ type StoredFile struct {
 
 // NewStoredFile returns the version of src and values, with their digests.
 func NewStoredFile(src, values, resourceVersion string) StoredFile {
-	return StoredFile{Source: src, Values: values, SourceDigest: digest(src), ValuesDigest: digest(values), ResourceVersion: resourceVersion}
+	return StoredFile{Source: src, Values: values, SourceDigest: Digest(src), ValuesDigest: Digest(values), ResourceVersion: resourceVersion}
 }
 
-// sameVersion reports whether two stored files hold the same source and
+// SameVersion reports whether two stored files hold the same source and
 // values.
-func (f StoredFile) sameVersion(o StoredFile) bool {
+func (f StoredFile) SameVersion(o StoredFile) bool {
 	return f.SourceDigest == o.SourceDigest && f.ValuesDigest == o.ValuesDigest
 }
 
-// digest is the hex SHA-256 of s.
-func digest(s string) string {
+// Digest is the hex SHA-256 of s.
+func Digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
@@ -86,7 +86,7 @@ func (l *LastGood) Equal(o *LastGood) bool {
 		return false
 	}
 	for ref, f := range l.all() {
-		if g, ok := o.Get(ref); !ok || !f.sameVersion(g) {
+		if g, ok := o.Get(ref); !ok || !f.SameVersion(g) {
 			return false
 		}
 	}

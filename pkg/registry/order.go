@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ func configMapLayer(cm *corev1.ConfigMap) (int, error) {
 // layer line, else its ConfigMap's), the specificity of the version that
 // applies, its ConfigMap and key.
 func orderKey(f *RegistryFile, cmLayer int) kpatch.OrderKey {
-	key := kpatch.OrderKey{Layer: cmLayer, Source: f.Ref.configMapID(), Key: f.Ref.Key}
+	key := kpatch.OrderKey{Layer: cmLayer, Source: f.Ref.ConfigMapID(), Key: f.Ref.Key}
 	if f.Ref.Namespace != "" {
 		key.Tier = -1 // a tenant's file: before every admin file (tenant.go)
 	}
@@ -59,7 +59,7 @@ func orderKey(f *RegistryFile, cmLayer int) kpatch.OrderKey {
 // ConfigMaps by name (namespace/name for a tenant's).
 func setOrder(files []RegistryFile, layers map[string]int) {
 	for i := range files {
-		files[i].Order = orderKey(&files[i], layers[files[i].Ref.configMapID()])
+		files[i].Order = orderKey(&files[i], layers[files[i].Ref.ConfigMapID()])
 	}
 }
 

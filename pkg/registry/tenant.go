@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -35,9 +35,9 @@ func (c *Compiler) tenantOf(cm *corev1.ConfigMap) string {
 	return cm.Namespace
 }
 
-// configMapID names cm among the registry's ConfigMaps: its name, or
+// ConfigMapID names cm among the registry's ConfigMaps: its name, or
 // namespace/name for a tenant's.
-func (c *Compiler) configMapID(cm *corev1.ConfigMap) string {
+func (c *Compiler) ConfigMapID(cm *corev1.ConfigMap) string {
 	if ns := c.tenantOf(cm); ns != "" {
 		return ns + "/" + cm.Name
 	}

@@ -1,4 +1,4 @@
-package admission
+package registry
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
@@ -62,51 +61,51 @@ func newFileValues(pv *parsedValues, refs []kpatch.Reference) *fileValues {
 	return fv
 }
 
-// objectContext is what the files of one request read about the object:
+// ObjectContext is what the files of one request read about the object:
 // its Namespace and annotations, found once for every file.
-type objectContext struct {
+type ObjectContext struct {
 	namespace *corev1.Namespace // nil when not known
 	// nsValues and objValues are the annotations values.kpatch.dev/NAME
 	// of the Namespace and of the object, sorted by key.
-	nsValues, objValues []annotation
+	nsValues, objValues []Annotation
 	object              string // "Kind namespace/name", for errors
 	builtins            parameters.Builtins
 }
 
-// annotation is one annotation values.kpatch.dev/NAME: NAME's parameter
+// Annotation is one annotation values.kpatch.dev/NAME: NAME's parameter
 // is the text before its first dot.
-type annotation struct{ key, param, value string }
+type Annotation struct{ key, param, value string }
 
 // namespaceName is the name of the object's Namespace; empty when it is
 // not known.
-func (oc *objectContext) namespaceName() string {
+func (oc *ObjectContext) namespaceName() string {
 	if oc.namespace == nil {
 		return ""
 	}
 	return oc.namespace.Name
 }
 
-// valueAnnotations returns the annotations values.kpatch.dev/NAME of m,
+// ValueAnnotations returns the annotations values.kpatch.dev/NAME of m,
 // sorted by key; nil when there is none.
-func valueAnnotations(m map[string]string) []annotation {
-	var out []annotation
+func ValueAnnotations(m map[string]string) []Annotation {
+	var out []Annotation
 	for k, v := range m {
 		name, ok := strings.CutPrefix(k, parameters.AnnotationPrefix)
 		if !ok || name == "" {
 			continue
 		}
 		param, _, _ := strings.Cut(name, ".")
-		out = append(out, annotation{key: k, param: param, value: v})
+		out = append(out, Annotation{key: k, param: param, value: v})
 	}
-	slices.SortFunc(out, func(a, b annotation) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(out, func(a, b Annotation) int { return strings.Compare(a.key, b.key) })
 	return out
 }
 
 // forObject returns the file bound to its values for the object of oc,
 // or an error naming the parameter and the annotation that gave it when
 // a value fails the schema or does not fit the file.
-func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.Patch, error) {
-	var nsBuf, objBuf [8]annotation // most files read a few parameters: no allocation
+func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.Patch, error) {
+	var nsBuf, objBuf [8]Annotation // most files read a few parameters: no allocation
 	ns, obj := fv.relevant(nsBuf[:0], oc.nsValues, false), fv.relevant(objBuf[:0], oc.objValues, true)
 	bound := fv.patch
 	if len(ns) > 0 || len(obj) > 0 || fv.incomplete {
@@ -126,7 +125,7 @@ func (fv *fileValues) forObject(cache *boundCache, oc *objectContext) (*kpatch.P
 // sets reports whether the annotation a (of the object when object is
 // true) sets an input of the file: on the object, only a fromObject
 // parameter does.
-func (fv *fileValues) sets(a annotation, object bool) bool {
+func (fv *fileValues) sets(a Annotation, object bool) bool {
 	if fv.pv.schema == nil || !fv.inputs[a.param] || object && !fv.fromObject {
 		return false
 	}
@@ -139,7 +138,7 @@ func (fv *fileValues) sets(a annotation, object bool) bool {
 
 // relevant appends to out the annotations of all that set an input of
 // the file.
-func (fv *fileValues) relevant(out, all []annotation, object bool) []annotation {
+func (fv *fileValues) relevant(out, all []Annotation, object bool) []Annotation {
 	for _, a := range all {
 		if fv.sets(a, object) {
 			out = append(out, a)
@@ -150,7 +149,7 @@ func (fv *fileValues) relevant(out, all []annotation, object bool) []annotation 
 
 // resolve binds the file to its ConfigMap's values with the annotations
 // ns (of the Namespace) and obj (of the object) on top.
-func (fv *fileValues) resolve(oc *objectContext, ns, obj []annotation) (*kpatch.Patch, error) {
+func (fv *fileValues) resolve(oc *ObjectContext, ns, obj []Annotation) (*kpatch.Patch, error) {
 	nsName := oc.namespaceName()
 	vars, err := fv.pv.base.Resolve(
 		parameters.NamespaceAnnotations(nsName, annotationMap(ns)),
@@ -192,7 +191,7 @@ func valuesError(file, namespace string, err error) error {
 	return list
 }
 
-func annotationMap(list []annotation) map[string]string {
+func annotationMap(list []Annotation) map[string]string {
 	if len(list) == 0 {
 		return nil
 	}
@@ -214,86 +213,9 @@ func (r *Registry) addValues(f RegistryFile) {
 	r.values[f.Patch] = f.params
 }
 
-// bindValues returns the patches bound to the values of the object: the
-// files whose values depend on it (per-namespace values, built-ins) bound
-// for it, without those its values disable, and, as failed runs, those
-// that its values leave out (a value that fails, a requirement disabled
-// for the object, a conflicting file enabled for it). It
-// allocates only when the registry has such files and one targets obj.
-func (h *Handler) bindValues(reg *Registry, patches []*kpatch.Patch, req *admission.Request, obj map[string]any) ([]*kpatch.Patch, []fileRun) {
-	if len(reg.values) == 0 && len(reg.meta) == 0 {
-		return patches, nil
-	}
-	var (
-		oc     *objectContext
-		out    []*kpatch.Patch
-		failed []fileRun
-		ref    kpatch.ObjectRef
-	)
-	for i, p := range patches {
-		fv, fm := reg.values[p], reg.meta[p]
-		if fv == nil && fm == nil {
-			if out != nil {
-				out = append(out, p)
-			}
-			continue
-		}
-		if oc == nil {
-			ref = kpatch.RefOf(obj, req.Namespace)
-			oc = h.objectContext(req, obj, &ref)
-		}
-		if !p.Targets(&ref) {
-			continue // applyFiles skips it too
-		}
-		bound, err := reg.forObject(p, oc)
-		if bound == p && err == nil && out == nil {
-			continue
-		}
-		if out == nil {
-			out = append(make([]*kpatch.Patch, 0, len(patches)), patches[:i]...)
-		}
-		if err != nil {
-			failed = append(failed, fileRun{file: p.Name(), result: FileFailed, err: err})
-			continue
-		}
-		if bound != nil { // nil: disabled for the object
-			out = append(out, bound)
-		}
-	}
-	if out == nil {
-		return patches, failed
-	}
-	return out, failed
-}
-
-// objectContext finds what the files read about the object: its
-// Namespace (from h.Namespaces, with its annotations values.kpatch.dev/
-// parsed once per version) and the object's annotations
-// values.kpatch.dev/.
-func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref *kpatch.ObjectRef) *objectContext {
-	oc := &objectContext{object: req.Kind.Kind + " " + ref.Namespace + "/" + ref.Name}
-	if ref.Namespace == "" {
-		oc.object = req.Kind.Kind + " " + ref.Name
-	}
-	if ref.Name == "" {
-		oc.object += "(generated name)"
-	}
-	if view, ok := h.namespaceView(ref.Namespace); ok {
-		oc.namespace, oc.nsValues = view.ns, view.values
-		oc.builtins.NamespaceLabels, oc.builtins.NamespaceAnnotations = view.ns.Labels, view.ns.Annotations
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		if ann, ok := md["annotations"].(map[string]any); ok {
-			oc.objValues = objectValueAnnotations(ann)
-		}
-	}
-	oc.builtins.ObjectName, oc.builtins.ObjectNamespace = ref.Name, ref.Namespace
-	return oc
-}
-
 // objectValueAnnotations returns the text annotations values.kpatch.dev/
 // of a decoded object.
-func objectValueAnnotations(ann map[string]any) []annotation {
+func objectValueAnnotations(ann map[string]any) []Annotation {
 	var m map[string]string
 	for k, v := range ann {
 		if s, ok := v.(string); ok && strings.HasPrefix(k, parameters.AnnotationPrefix) {
@@ -303,13 +225,13 @@ func objectValueAnnotations(ann map[string]any) []annotation {
 			m[k] = s
 		}
 	}
-	return valueAnnotations(m)
+	return ValueAnnotations(m)
 }
 
 // forObject returns the registry's patch p as it applies to the object
 // of oc: bound to its values, checked against its metadata; nil when it
 // is disabled for the object.
-func (r *Registry) forObject(p *kpatch.Patch, oc *objectContext) (*kpatch.Patch, error) {
+func (r *Registry) ForObject(p *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
 	bound := p
 	if fv := r.values[p]; fv != nil {
 		b, err := fv.forObject(r.bound, oc)
@@ -322,4 +244,40 @@ func (r *Registry) forObject(p *kpatch.Patch, oc *objectContext) (*kpatch.Patch,
 		return fm.check(r, bound, oc)
 	}
 	return bound, nil
+}
+
+// NewObjectContext is what the files read about an object of kind
+// identified as ref: its Namespace, when known (ns, with its annotations
+// values.kpatch.dev/ parsed as nsValues), and its own annotations
+// values.kpatch.dev/.
+func NewObjectContext(kind string, ref *kpatch.ObjectRef, ns *corev1.Namespace, nsValues []Annotation, obj map[string]any) *ObjectContext {
+	oc := &ObjectContext{object: kind + " " + ref.Namespace + "/" + ref.Name}
+	if ref.Namespace == "" {
+		oc.object = kind + " " + ref.Name
+	}
+	if ref.Name == "" {
+		oc.object += "(generated name)"
+	}
+	if ns != nil {
+		oc.namespace, oc.nsValues = ns, nsValues
+		oc.builtins.NamespaceLabels, oc.builtins.NamespaceAnnotations = ns.Labels, ns.Annotations
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			oc.objValues = objectValueAnnotations(ann)
+		}
+	}
+	oc.builtins.ObjectName, oc.builtins.ObjectNamespace = ref.Name, ref.Namespace
+	return oc
+}
+
+// DependsOnObject reports whether some file of the registry is bound to
+// each object (per-namespace values, built-ins) or checks its metadata
+// against it: when not, ForObject is never needed.
+func (r *Registry) DependsOnObject() bool { return len(r.values) > 0 || len(r.meta) > 0 }
+
+// VariesByObject reports whether the file p of the registry is bound to
+// each object or checks its metadata against it (ForObject).
+func (r *Registry) VariesByObject(p *kpatch.Patch) bool {
+	return r.values[p] != nil || r.meta[p] != nil
 }
