@@ -3,30 +3,31 @@ package admission
 import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// bindValues returns the patches bound to the values of the object: the
+// bindValues returns the files bound to the values of the object: the
 // files whose values depend on it (per-namespace values, built-ins) bound
 // for it, without those its values disable, and, as failed runs, those
 // that its values leave out (a value that fails, a requirement disabled
-// for the object, a conflicting file enabled for it). It
-// allocates only when the registry has such files and one targets obj.
-func (h *Handler) bindValues(reg *registry.Registry, patches []*kpatch.Patch, req *admission.Request, obj map[string]any) ([]*kpatch.Patch, []fileRun) {
+// for the object, a conflicting file enabled for it). It allocates only
+// when the registry has such files and one targets obj.
+func (h *Handler) bindValues(reg *registry.Registry, files []apply.File, req *admission.Request, obj map[string]any) ([]apply.File, []apply.FileRun) {
 	if !reg.DependsOnObject() {
-		return patches, nil
+		return files, nil
 	}
 	var (
 		oc     *registry.ObjectContext
-		out    []*kpatch.Patch
-		failed []fileRun
+		out    []apply.File
+		failed []apply.FileRun
 		ref    kpatch.ObjectRef
 	)
-	for i, p := range patches {
-		if !reg.VariesByObject(p) {
+	for i, f := range files {
+		if !reg.VariesByObject(f) {
 			if out != nil {
-				out = append(out, p)
+				out = append(out, f)
 			}
 			continue
 		}
@@ -34,26 +35,23 @@ func (h *Handler) bindValues(reg *registry.Registry, patches []*kpatch.Patch, re
 			ref = kpatch.RefOf(obj, req.Namespace)
 			oc = h.objectContext(req, obj, &ref)
 		}
-		if !p.Targets(&ref) {
-			continue // applyFiles skips it too
-		}
-		bound, err := reg.ForObject(p, oc)
-		if bound == p && err == nil && out == nil {
+		bound, err := reg.ForObject(f, oc)
+		if bound == f && err == nil && out == nil {
 			continue
 		}
 		if out == nil {
-			out = append(make([]*kpatch.Patch, 0, len(patches)), patches[:i]...)
+			out = append(make([]apply.File, 0, len(files)), files[:i]...)
 		}
 		if err != nil {
-			failed = append(failed, fileRun{file: p.Name(), result: FileFailed, err: err})
+			failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: ref})
 			continue
 		}
-		if bound != nil { // nil: disabled for the object
+		if bound != nil { // nil: disabled for the object, or not its target
 			out = append(out, bound)
 		}
 	}
 	if out == nil {
-		return patches, failed
+		return files, failed
 	}
 	return out, failed
 }
@@ -67,4 +65,27 @@ func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref 
 		return registry.NewObjectContext(req.Kind.Kind, ref, view.ns, view.values, obj)
 	}
 	return registry.NewObjectContext(req.Kind.Kind, ref, nil, nil, obj)
+}
+
+// handlerSources are what the replacements files read at admission
+// beside the object (apply.Options.Sources).
+type handlerSources struct{ h *Handler }
+
+var _ apply.Sources = handlerSources{}
+
+// Read returns the Namespace and the labelled ConfigMaps of namespace,
+// then, as fallback, those of the registry namespace, from the handler's
+// caches, shared and never modified.
+func (s handlerSources) Read(namespace string) (sources, fallback []map[string]any) {
+	h := s.h
+	if view, ok := h.namespaceView(namespace); ok {
+		sources = append(sources, view.object())
+	}
+	if h.Sources != nil {
+		if namespace != "" {
+			sources = append(sources, h.Sources.ConfigMaps(namespace)...)
+		}
+		fallback = h.Sources.ConfigMaps(h.RegistryNamespace)
+	}
+	return sources, fallback
 }

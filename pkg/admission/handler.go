@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/internal/objectjson"
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -100,8 +101,8 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if reg == nil {
 		return h.answerInternal(log, notSynced())
 	}
-	patches := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
-	if len(patches) == 0 {
+	files := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
+	if len(files) == 0 {
 		return admission.Allowed(""), ResultUnchanged
 	}
 	maps := objectjson.TakeMaps()
@@ -121,57 +122,33 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	opts := h.opts(req.Namespace)
 	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
-	candidates := patches
-	patches, leftOut := h.bindValues(reg, patches, req, obj)
-	rr := h.replacementRun(reg, req.Namespace)
+	bound, leftOut := h.bindValues(reg, files, req, obj)
 	// debug level only (trace.go)
-	logTrace(ctx, log, obj, &traceRun{candidates: candidates, bound: patches, leftOut: leftOut, rr: rr, opts: opts})
-	run, patch, ierr := apply(ctx, obj, patches, rr, opts)
+	logTrace(ctx, log, obj, files, bound, leftOut, opts)
+	run, patch, ierr := applyFiles(ctx, obj, bound, opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
 	}
-	run.files = append(run.files, leftOut...)
-	h.Metrics.fileRuns(run.files)
+	run.Files = append(run.Files, leftOut...)
+	h.Metrics.fileRuns(run.Files)
 	return h.answer(log, run, patch)
-}
-
-// apply applies the files and encodes the JSONPatch. When the JSONPatch
-// does not encode, it applies the files again and drops each file whose
-// own changes do not encode, so that one file's bad value does not cost
-// the others theirs.
-func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
-	run, err := applyFiles(ctx, obj, patches, rr, opts, false)
-	if err != nil {
-		return nil, nil, canceled(err)
-	}
-	patch, err := objectjson.JSONPatch(run.in, run.out)
-	if err == nil {
-		return run, patch, nil
-	}
-	if run, err = applyFiles(ctx, obj, patches, rr, opts, true); err != nil {
-		return nil, nil, canceled(err)
-	}
-	if patch, err = objectjson.JSONPatch(run.in, run.out); err != nil {
-		return nil, nil, encodeFailed(err)
-	}
-	return run, patch, nil
 }
 
 // answer admits the object with its JSONPatch and a warning per failing
 // file and per ${required} field that nothing set, or, in strict mode,
 // denies it if there is any.
-func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admission.Response, string) {
+func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (admission.Response, string) {
 	var messages []string
-	for _, f := range run.failed() {
-		var pe *PanicError
-		if errors.As(f.err, &pe) {
+	for _, f := range run.Problems() {
+		var pe *apply.PanicError
+		if errors.As(f.Err, &pe) {
 			h.Metrics.panic(PanicScopeFile)
-			log.Error(pe, "recovered a panic of a patch file", "file", f.file, "stack", string(pe.Stack))
+			log.Error(pe, "recovered a panic of a patch file", "file", f.File.Name(), "stack", string(pe.Stack))
 		}
-		messages = append(messages, failureMessages(f.err)...)
+		messages = append(messages, failureMessages(f.Err)...)
 	}
-	messages = append(messages, run.missingRequired()...)
+	messages = append(messages, missingRequired(run)...)
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
 		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError

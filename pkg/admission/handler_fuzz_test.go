@@ -16,6 +16,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -116,7 +117,11 @@ func (h *fuzzHandler) checkPatch(t *testing.T, req *admissionv1.AdmissionRequest
 	if utiljson.Unmarshal(req.Object.Raw, &obj) != nil || utiljson.Unmarshal(patched, &got) != nil {
 		t.Fatalf("undecodable: %s", patched)
 	}
-	applied, err := kpatch.Apply(obj, h.Registry().Candidates(req.Kind.Kind, req.Namespace, req.Name), kpatch.ApplyOptions{Namespace: req.Namespace})
+	var patches []*kpatch.Patch
+	for _, f := range h.Registry().Candidates(req.Kind.Kind, req.Namespace, req.Name) {
+		patches = append(patches, f.(apply.PatchFile).Patch)
+	}
+	applied, err := kpatch.Apply(obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
 	if err != nil {
 		t.Fatalf("Apply fails where the handler did not: %v", err)
 	}

@@ -59,14 +59,3 @@ func syntheticRegistry(n int, conflicting bool) []corev1.ConfigMap {
 	}
 	return cms
 }
-
-// replacementsRegistry is a registry of one replacements file.
-func replacementsRegistry(tb testing.TB) *registry.Registry {
-	tb.Helper()
-	cm := configMap("r", map[string]string{"r.yaml": "replacements:\n- source: {kind: ConfigMap, name: c, fieldPath: data.a}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.a]\n"})
-	b := (&registry.Compiler{}).Build([]corev1.ConfigMap{cm}, nil)
-	if len(b.Problems) != 0 || !b.Registry.HasReplacements() {
-		tb.Fatalf("problems %v", b.Problems)
-	}
-	return b.Registry
-}

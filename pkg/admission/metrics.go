@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -231,10 +232,10 @@ func (m *Metrics) applied(d time.Duration) {
 	}
 }
 
-func (m *Metrics) fileRuns(runs []fileRun) {
+func (m *Metrics) fileRuns(runs []apply.FileRun) {
 	if m != nil {
 		for _, f := range runs {
-			m.FileApplications.WithLabelValues(f.file, f.result).Inc()
+			m.FileApplications.WithLabelValues(f.File.Name(), f.Result).Inc()
 		}
 	}
 }
@@ -270,8 +271,8 @@ func (m *Metrics) registrySynced(reg *registry.Registry, stored *registry.LastGo
 		if f.LastGood {
 			lastGood++
 		}
-		if f.Patch != nil {
-			active = append(active, f.Patch.Name())
+		if f.File != nil {
+			active = append(active, f.File.Name())
 		}
 	}
 	m.SetFiles(active)

@@ -51,7 +51,7 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				if _, failed := h.bindValues(reg, patches, &reqs[i%n], obj); len(failed) > 0 {
-					b.Fatal(failed[0].err)
+					b.Fatal(failed[0].Err)
 				}
 				i++
 			}
@@ -60,22 +60,20 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 }
 
 // BenchmarkReplacementNamespaceSource is what a request's replacements
-// pay to read their sources (replacementRun.gather): the object's
+// pay to read their sources (handlerSources.Read): the object's
 // Namespace as a decoded object, over n Namespaces in turn.
 func BenchmarkReplacementNamespaceSource(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
 			nss, names := benchNamespaces(n)
-			reg := replacementsRegistry(b)
-			h := &Handler{Namespaces: nss}
+			src := handlerSources{&Handler{Namespaces: nss}}
 			for _, name := range names { // each Namespace read once
-				h.replacementRun(reg, name).gather()
+				src.Read(name)
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				rr := h.replacementRun(reg, names[i%n])
-				if rr.gather(); len(rr.sources) != 1 {
+				if sources, _ := src.Read(names[i%n]); len(sources) != 1 {
 					b.Fatal("no Namespace")
 				}
 				i++

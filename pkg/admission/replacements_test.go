@@ -229,7 +229,7 @@ func TestReplacementsFileCompiles(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	f := b.Registry.Files()[0]
-	if f.Replacements == nil || f.Replacements.Len() != 3 || f.Patch == nil {
+	if f.Replacements == nil || f.Replacements.Len() != 3 || f.File == nil {
 		t.Errorf("the last good version does not apply: %+v", f)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -30,17 +31,14 @@ func tenantConfigMap(ns, name string, data map[string]string) *corev1.ConfigMap 
 func labelOf(t *testing.T, reg *registry.Registry, ns string) string {
 	t.Helper()
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": ns}}
-	ref := kpatch.RefOf(obj, ns)
-	for _, p := range reg.Candidates("Deployment", ns, "web") {
-		if !p.Targets(&ref) {
-			continue
-		}
-		out, err := p.Apply(obj, kpatch.ApplyOptions{Namespace: ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj = out
+	run, err := apply.RunObject(context.Background(), obj, reg.Candidates("Deployment", ns, "web"), &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: ns}})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if failed := run.Failed(); len(failed) > 0 {
+		t.Fatal(failed[0].Err)
+	}
+	obj = run.Out
 	md := obj["metadata"].(map[string]any)
 	if l, ok := md["labels"].(map[string]any); ok {
 		return l["by"].(string)

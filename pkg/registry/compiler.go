@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -83,7 +84,8 @@ type version struct {
 	src      string
 	digest   string // of src
 	values   valuesKey
-	patch    *kpatch.Patch
+	file     apply.File                // the version as it applies, nil when it does not compile
+	patch    *kpatch.Patch             // of a patch file
 	params   *fileValues               // how its values depend on the object; nil when they do not
 	repl     *replacement.Replacements // of a replacements file
 	err      error
@@ -207,22 +209,28 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	old, hasOld := b.stored.Get(ref)
 	// a tenant's file has no last good version (tenant.go)
 	stores := ref.Namespace == ""
-	if f.Patch, f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.ConfigMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
-		f.params = st.current.params
+	if f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.ConfigMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
+		f.setVersion(&st.current)
 		if stores {
 			b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
 		}
 	} else if hasOld && stores {
 		b.keep(ref, old, old, true)
 		vk := valuesKey{cm.Name, old.ValuesDigest}
-		f.Patch, f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk))
-		f.LastGood, f.params = f.Patch != nil, st.lastGood.params
+		if f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk)); f.LastGoodErr == nil {
+			f.setVersion(&st.lastGood)
+			f.LastGood = true
+		}
 	}
 	if !f.LastGood {
 		st.lastGood = version{}
 	}
-	f.Replacements = st.replacementsOf(f.Patch)
 	b.add(cm, st, f, edited)
+}
+
+// setVersion makes v the version of the file that applies.
+func (f *RegistryFile) setVersion(v *version) {
+	f.File, f.Patch, f.Replacements, f.params = v.file, v.patch, v.repl, v.params
 }
 
 // countedFor returns whether the values.yaml of vk is in the estimate yet.
@@ -239,11 +247,11 @@ func (b *build) countedFor(vk valuesKey) *bool {
 // content is values), compiling it unless v holds it already, when it fits
 // the limits; the estimate of a version that applies is taken from the
 // budget, its values.yaml's once (counted).
-func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values string, counted *bool) (*kpatch.Patch, error) {
+func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values string, counted *bool) error {
 	lim := b.c.Limits
 	if lim.MaxFileSize > 0 && int64(len(src)) > lim.MaxFileSize {
 		*v = version{}
-		return nil, fileTooLarge(ref, int64(len(src)), lim.MaxFileSize)
+		return fileTooLarge(ref, int64(len(src)), lim.MaxFileSize)
 	}
 	size := estimate(src, "")
 	if !*counted {
@@ -251,23 +259,26 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	}
 	if lim.MaxCompiledSize > 0 && size > b.budget {
 		*v = version{}
-		return nil, registryTooLarge(ref, size, lim.MaxCompiledSize)
+		return registryTooLarge(ref, size, lim.MaxCompiledSize)
 	}
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: Digest(src), values: vk}
 		if isReplacementsFile(ref.Key, src) {
-			v.patch, v.repl, v.err = compileReplacements(ref, src)
-		} else {
-			v.patch, v.params, v.err = b.compile(ref, src, vk, values)
+			if v.repl, v.err = compileReplacements(ref, src); v.err == nil {
+				// a tenant's reads the sources of its own namespace only
+				v.file = &apply.ReplacementsFile{Replacements: v.repl, Tenant: ref.Namespace != ""}
+			}
+		} else if v.patch, v.params, v.err = b.compile(ref, src, vk, values); v.err == nil {
+			v.file = apply.PatchFile{Patch: v.patch}
 		}
 	}
 	if v.err != nil {
-		return nil, v.err
+		return v.err
 	}
 	b.budget -= size
 	*counted = true
-	return v.patch, nil
+	return nil
 }
 
 // compile parses and compiles one file and binds it to its ConfigMap's

@@ -32,7 +32,7 @@ type ConflictReport struct {
 // it on purpose: no conflict either (those among the first MaxConflicts
 // are left out of First and Total).
 func FindConflicts(reg *Registry) *ConflictReport {
-	first, total := kpatch.ConflictsInOrder(reg.active, reg.keys, MaxConflicts)
+	first, total := kpatch.ConflictsInOrder(reg.patches, reg.keys, MaxConflicts)
 	if reg.relations != nil {
 		kept := first[:0:0]
 		for _, c := range first {
@@ -44,7 +44,7 @@ func FindConflicts(reg *Registry) *ConflictReport {
 		}
 		first = kept
 	}
-	return &ConflictReport{First: first, Total: total, active: reg.active, keys: reg.keys}
+	return &ConflictReport{First: first, Total: total, active: reg.patches, keys: reg.keys}
 }
 
 // Covers reports whether r was computed from the same patches as reg
@@ -52,7 +52,7 @@ func FindConflicts(reg *Registry) *ConflictReport {
 // recompile, so a sync that changed no file (nor a layer) has the same
 // conflicts.
 func (r *ConflictReport) Covers(reg *Registry) bool {
-	return r != nil && slices.Equal(r.active, reg.active) && slices.Equal(r.keys, reg.keys)
+	return r != nil && slices.Equal(r.active, reg.patches) && slices.Equal(r.keys, reg.keys)
 }
 
 // NewSince returns the conflicts of r that previous did not list.

@@ -43,20 +43,20 @@ func relateFiles(files []RegistryFile) (*kpatch.Relations, map[*kpatch.Patch]*fi
 		f := &files[i]
 		// a tenant's names name its own namespace's files (tenant.go)
 		members[i] = kpatch.Member{Scope: f.Ref.Namespace, Group: f.Ref.ConfigMap, Name: kpatch.TrimPatchExtension(f.Ref.Key), File: f.Ref.String()}
-		if f.Patch != nil {
+		if f.Patch != nil { // other kinds have no metadata: always enabled
 			members[i].Meta = f.Patch.Metadata()
 			states[i] = enablement(f)
 		}
 	}
 	rel := kpatch.Relate(members)
 	for i := range files {
-		if files[i].Patch == nil && rel.Errs[i] == nil {
+		if files[i].File == nil && rel.Errs[i] == nil {
 			rel.Errs[i] = errNotApplied
 		}
 	}
 	errs := rel.Check(states)
 	for i := range files {
-		if f := &files[i]; f.Patch != nil && errs[i] != nil {
+		if f := &files[i]; f.File != nil && errs[i] != nil {
 			f.refuse(errs[i])
 		} else if states[i] == kpatch.Disabled {
 			f.Disabled = true
@@ -105,7 +105,7 @@ func (f *RegistryFile) refuse(err error) {
 	} else {
 		f.LastGood, f.LastGoodErr = false, err
 	}
-	f.Patch = nil
+	f.File, f.Patch, f.Replacements, f.params = nil, nil, nil, nil
 }
 
 // objectChecks returns the per-object checks of the files that apply:
@@ -116,7 +116,7 @@ func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.S
 	var out map[*kpatch.Patch]*fileMeta
 	for i := range files {
 		f := &files[i]
-		if f.Patch == nil || f.Disabled {
+		if f.Patch == nil || f.Disabled { // other kinds have no metadata
 			continue
 		}
 		fm := &fileMeta{rel: rel, self: i, dynamic: states[i] == kpatch.Unknown}
@@ -126,7 +126,7 @@ func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.S
 			}
 		}
 		for _, j := range rel.Conflicts[i] {
-			if rel.Pos(j) < rel.Pos(i) && files[j].Patch != nil && !files[j].Disabled && (fm.dynamic || states[j] == kpatch.Unknown) {
+			if rel.Pos(j) < rel.Pos(i) && files[j].File != nil && !files[j].Disabled && (fm.dynamic || states[j] == kpatch.Unknown) {
 				fm.conflicts = append(fm.conflicts, metaLink{j, files[j].Patch})
 			}
 		}
@@ -172,6 +172,9 @@ func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *ObjectContext) (
 // enabledFor reports whether a file of the registry is enabled for the
 // object.
 func (r *Registry) enabledFor(p *kpatch.Patch, oc *ObjectContext) (bool, error) {
+	if p == nil {
+		return true, nil // a kind without metadata: always enabled
+	}
 	if fv := r.values[p]; fv != nil {
 		bound, err := fv.forObject(r.bound, oc)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -69,9 +70,12 @@ type RegistryFile struct {
 	// Order is where the file applies (order.go): by layer, specificity,
 	// ConfigMap name and key.
 	Order kpatch.OrderKey
-	// Patch is the version that applies: the current content, or the
-	// stored last good one when the current content is refused (LastGood).
-	// Nil when no version applies.
+	// File is the version that applies, of the file's kind: the current
+	// content, or the stored last good one when the current content is
+	// refused (LastGood). Nil when no version applies.
+	File apply.File
+	// Patch is File's compiled patch for a patch file (.kpatch or YAML
+	// patch file); nil for another kind, or when no version applies.
 	Patch *kpatch.Patch
 	// Err is why the current content is refused (it does not compile, or
 	// it is beyond a limit), or nil.
@@ -82,9 +86,8 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
-	// Replacements are the compiled replacements of a replacements file;
-	// Patch is then its stand-in, an empty patch of the file's name that
-	// holds its place in registry order. Nil for a patch file.
+	// Replacements are File's compiled replacements for a replacements
+	// file; nil for another kind, or when no version applies.
 	Replacements *replacement.Replacements
 	// Disabled says that Patch's enabled: metadata is false with its
 	// ConfigMap's values: the file does not apply.
@@ -101,22 +104,27 @@ type RegistryFile struct {
 // and safe for concurrent use.
 type Registry struct {
 	files  []RegistryFile
-	active []*kpatch.Patch
-	keys   []kpatch.OrderKey // of the active patches
+	active []apply.File
+	// patches are the active patch files, and keys their order keys:
+	// what the conflict analysis reads.
+	patches []*kpatch.Patch
+	keys    []kpatch.OrderKey
+	// byKind indexes the files with kpatch targets (File.Targets).
 	byKind map[string]*kindIndex
-	// order is each active patch's position in registry order; used only
-	// to merge in the patches of kind globs that may match any kind of a
-	// custom resource's group (kpatch.AnyKind).
-	order     map[*kpatch.Patch]int
+	// order is each active file's position in registry order; used to
+	// merge the files of several indexes.
+	order     map[apply.File]int
 	estimated int64
-	// values are the active patches whose values depend on the object
-	// (per-namespace values, built-ins), with the bindings made so far.
+	// values are the active patch files whose values depend on the
+	// object (per-namespace values, built-ins), with the bindings made so
+	// far.
 	values map[*kpatch.Patch]*fileValues
 	bound  *boundCache
-	// replacements are the replacements files, nil when there are none.
-	replacements *replacementIndex
-	// meta are the active patches whose metadata ask something of each
-	// object (relateFiles).
+	// others indexes the files whose targets are no kpatch targets (a
+	// replacements file's selects); nil when there are none.
+	others *otherIndex
+	// meta are the active patch files whose metadata ask something of
+	// each object (relateFiles).
 	meta map[*kpatch.Patch]*fileMeta
 	// relations are the files' requires: and conflicts:, nil when the
 	// registry was not compiled (NewRegistry).
@@ -124,82 +132,119 @@ type Registry struct {
 }
 
 // NewRegistry sorts the files by their Order and indexes those that
-// apply by kind, name and namespace.
+// apply by kind, name and namespace. A file given with its Patch or
+// Replacements only applies as a PatchFile or ReplacementsFile.
 func NewRegistry(files []RegistryFile) *Registry {
-	return newRegistry(inApplyOrder(files))
+	files = inApplyOrder(files)
+	for i := range files {
+		switch f := &files[i]; {
+		case f.File != nil:
+		case f.Patch != nil:
+			f.File = apply.PatchFile{Patch: f.Patch}
+		case f.Replacements != nil:
+			f.File = &apply.ReplacementsFile{Replacements: f.Replacements, Tenant: f.Ref.Namespace != ""}
+		}
+	}
+	return newRegistry(files)
 }
 
 // newRegistry indexes the files that apply, which are in the order they
 // apply (inApplyOrder, then requires: metadata, relateFiles).
 func newRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[*kpatch.Patch]int{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}}
 	for _, f := range files {
-		if f.Patch == nil || f.Disabled {
+		if f.File == nil || f.Disabled {
 			continue
 		}
-		r.active = append(r.active, f.Patch)
-		r.keys = append(r.keys, f.Order)
-		r.order[f.Patch] = len(r.active)
-		r.addValues(f)
-		if f.Replacements != nil {
-			r.addReplacements(f.Patch, f.Replacements, f.Ref.Namespace != "")
+		r.active = append(r.active, f.File)
+		r.order[f.File] = len(r.active)
+		if f.Patch != nil {
+			r.patches = append(r.patches, f.Patch)
+			r.keys = append(r.keys, f.Order)
 		}
-		for _, kind := range f.Patch.Kinds() {
+		r.addValues(f)
+		if f.File.Targets() == nil {
+			r.addOther(f.File)
+			continue
+		}
+		kinds, _ := f.File.Kinds()
+		for _, kind := range kinds {
 			x := r.byKind[kind]
 			if x == nil {
 				x = &kindIndex{}
 				r.byKind[kind] = x
 			}
-			x.add(f.Patch, kind)
+			x.add(f.File, kind)
 		}
 	}
 	return r
 }
 
-// Patches returns, in registry order, the patches that target kind
-// (case-insensitively). The caller must not modify the slice.
+// Patches returns, in registry order, the patch files that target kind
+// (case-insensitively).
 func (r *Registry) Patches(kind string) []*kpatch.Patch {
-	var own []*kpatch.Patch
+	var own []apply.File
 	if x := r.kind(kind); x != nil {
-		own = x.patches
+		own = x.files
 	}
 	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
-		return r.withAnyKind(own, wild.patches, kind)
+		own = r.withAnyKind(own, wild.files, kind)
 	}
-	return own
+	out := make([]*kpatch.Patch, 0, len(own))
+	for _, f := range own {
+		if pf, ok := f.(apply.PatchFile); ok {
+			out = append(out, pf.Patch)
+		}
+	}
+	return out
 }
 
 // withAnyKind merges into own, in registry order, the patches of kind
 // globs restricted to a custom resource's group that match kind.
-func (r *Registry) withAnyKind(own, anyKind []*kpatch.Patch, kind string) []*kpatch.Patch {
-	var out []*kpatch.Patch
-	for _, p := range anyKind {
-		if p.MatchesKind(kind) && !slices.Contains(own, p) {
-			out = append(out, p)
+func (r *Registry) withAnyKind(own, anyKind []apply.File, kind string) []apply.File {
+	var out []apply.File
+	for _, f := range anyKind {
+		if matchesKind(f, kind) && !slices.Contains(own, f) {
+			out = append(out, f)
 		}
 	}
 	if len(out) == 0 {
 		return own
 	}
 	out = append(out, own...)
-	slices.SortFunc(out, func(a, b *kpatch.Patch) int { return r.order[a] - r.order[b] })
+	r.inOrder(out)
 	return out
 }
 
-// Candidates returns, in registry order, the patches with a target that
+// matchesKind reports whether a target of f may match objects of kind.
+func matchesKind(f apply.File, kind string) bool {
+	for _, t := range f.Targets() {
+		if t.MatchesKind(kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// inOrder sorts files of the registry in registry order.
+func (r *Registry) inOrder(files []apply.File) {
+	slices.SortFunc(files, func(a, b apply.File) int { return r.order[a] - r.order[b] })
+}
+
+// Candidates returns, in registry order, the files with a target that
 // may address an object of kind in namespace named name, from these alone:
-// a superset of the patches that target the object, found without it.
+// a superset of the files that target the object, found without it.
 // An empty name is one the request does not say (a CREATE with
 // metadata.generateName): any name may then match.
-func (r *Registry) Candidates(kind, namespace, name string) []*kpatch.Patch {
-	var own []*kpatch.Patch
+func (r *Registry) Candidates(kind, namespace, name string) []apply.File {
+	var own []apply.File
 	if x := r.kind(kind); x != nil {
 		own = x.candidates(namespace, name)
 	}
 	if wild := r.byKind[kpatch.AnyKind]; wild != nil {
 		own = r.withAnyKind(own, wild.candidates(namespace, name), kind)
 	}
-	return r.withReplacements(own, kind, namespace, name)
+	return r.withOthers(own, kind, namespace, name)
 }
 
 func (r *Registry) kind(kind string) *kindIndex {
@@ -221,7 +266,7 @@ func (r *Registry) Files() []RegistryFile {
 func (r *Registry) Applied() []RegistryFile {
 	out := make([]RegistryFile, 0, len(r.active))
 	for _, f := range r.files {
-		if f.Patch != nil && !f.Disabled {
+		if f.File != nil && !f.Disabled {
 			out = append(out, f)
 		}
 	}
@@ -234,7 +279,7 @@ func (r *Registry) Applied() []RegistryFile {
 func (r *Registry) InOrder() []RegistryFile {
 	out := make([]RegistryFile, 0, len(r.files))
 	for _, f := range r.files {
-		if f.Patch != nil {
+		if f.File != nil {
 			out = append(out, f)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -14,8 +15,8 @@ import (
 // the literal prefix of a name glob, else the same of its namespace; the
 // targets found are then checked whole. It is immutable once built.
 type kindIndex struct {
-	// patches are every patch of the kind, in registry order.
-	patches []*kpatch.Patch
+	// files are every file of the kind, in registry order.
+	files []apply.File
 	// byName holds the targets with a literal name or a name prefix;
 	// byNamespace the others that have a literal namespace or a namespace
 	// prefix; anyName the rest: they may target any name in any
@@ -29,23 +30,19 @@ type kindIndex struct {
 	anyNamespace    []indexedTarget
 }
 
-// indexedTarget is one target of the patch at position pos of
-// kindIndex.patches.
+// indexedTarget is one target of the file at position pos of
+// kindIndex.files.
 type indexedTarget struct {
 	pos    int32
 	target *kpatch.Target
 }
 
-// add indexes the targets of p of this index's kind (lower-cased).
-func (x *kindIndex) add(p *kpatch.Patch, kind string) {
-	pos := int32(len(x.patches))
-	x.patches = append(x.patches, p)
-	f := p.File()
-	for _, m := range f.Merges {
-		x.addTarget(indexedTarget{pos, &m.Target}, kind)
-	}
-	for _, s := range f.Sections {
-		x.addTarget(indexedTarget{pos, &s.Target}, kind)
+// add indexes the targets of f of this index's kind (lower-cased).
+func (x *kindIndex) add(f apply.File, kind string) {
+	pos := int32(len(x.files))
+	x.files = append(x.files, f)
+	for _, t := range f.Targets() {
+		x.addTarget(indexedTarget{pos, t}, kind)
 	}
 }
 
@@ -66,8 +63,8 @@ func (x *kindIndex) addTarget(it indexedTarget, kind string) {
 // candidates returns, in registry order, the patches with a target that
 // may address an object of this kind in namespace named name; name ""
 // means a name the request does not say.
-func (x *kindIndex) candidates(namespace, name string) []*kpatch.Patch {
-	if len(x.patches) == 0 {
+func (x *kindIndex) candidates(namespace, name string) []apply.File {
+	if len(x.files) == 0 {
 		return nil
 	}
 	s := positionsPool.Get().(*positions)
@@ -87,9 +84,9 @@ func (x *kindIndex) candidates(namespace, name string) []*kpatch.Patch {
 	}
 	slices.Sort(found)
 	found = slices.Compact(found)
-	out := make([]*kpatch.Patch, len(found))
+	out := make([]apply.File, len(found))
 	for i, pos := range found {
-		out[i] = x.patches[pos]
+		out[i] = x.files[pos]
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 )
@@ -70,6 +71,7 @@ type ObjectContext struct {
 	nsValues, objValues []Annotation
 	object              string // "Kind namespace/name", for errors
 	builtins            parameters.Builtins
+	ref                 kpatch.ObjectRef // as the files match the object
 }
 
 // Annotation is one annotation values.kpatch.dev/NAME: NAME's parameter
@@ -228,10 +230,33 @@ func objectValueAnnotations(ann map[string]any) []Annotation {
 	return ValueAnnotations(m)
 }
 
-// forObject returns the registry's patch p as it applies to the object
-// of oc: bound to its values, checked against its metadata; nil when it
-// is disabled for the object.
-func (r *Registry) ForObject(p *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
+// ForObject returns the registry's file f as it applies to the object of
+// oc: bound to its values, checked against its metadata (a patch file's;
+// other kinds read neither); nil when it is disabled for the object, or
+// when f varies by object (VariesByObject) and does not target it.
+func (r *Registry) ForObject(f apply.File, oc *ObjectContext) (apply.File, error) {
+	pf, ok := f.(apply.PatchFile)
+	if !ok {
+		return f, nil
+	}
+	if r.values[pf.Patch] == nil && r.meta[pf.Patch] == nil {
+		return f, nil
+	}
+	if !pf.Patch.Targets(&oc.ref) {
+		return nil, nil
+	}
+	bound, err := r.patchForObject(pf.Patch, oc)
+	switch {
+	case err != nil || bound == nil:
+		return nil, err
+	case bound == pf.Patch:
+		return f, nil
+	}
+	return apply.PatchFile{Patch: bound}, nil
+}
+
+// patchForObject is ForObject of a patch file.
+func (r *Registry) patchForObject(p *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
 	bound := p
 	if fv := r.values[p]; fv != nil {
 		b, err := fv.forObject(r.bound, oc)
@@ -251,7 +276,7 @@ func (r *Registry) ForObject(p *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch,
 // values.kpatch.dev/ parsed as nsValues), and its own annotations
 // values.kpatch.dev/.
 func NewObjectContext(kind string, ref *kpatch.ObjectRef, ns *corev1.Namespace, nsValues []Annotation, obj map[string]any) *ObjectContext {
-	oc := &ObjectContext{object: kind + " " + ref.Namespace + "/" + ref.Name}
+	oc := &ObjectContext{object: kind + " " + ref.Namespace + "/" + ref.Name, ref: *ref}
 	if ref.Namespace == "" {
 		oc.object = kind + " " + ref.Name
 	}
@@ -276,8 +301,9 @@ func NewObjectContext(kind string, ref *kpatch.ObjectRef, ns *corev1.Namespace, 
 // against it: when not, ForObject is never needed.
 func (r *Registry) DependsOnObject() bool { return len(r.values) > 0 || len(r.meta) > 0 }
 
-// VariesByObject reports whether the file p of the registry is bound to
+// VariesByObject reports whether the file f of the registry is bound to
 // each object or checks its metadata against it (ForObject).
-func (r *Registry) VariesByObject(p *kpatch.Patch) bool {
-	return r.values[p] != nil || r.meta[p] != nil
+func (r *Registry) VariesByObject(f apply.File) bool {
+	pf, ok := f.(apply.PatchFile)
+	return ok && (r.values[pf.Patch] != nil || r.meta[pf.Patch] != nil)
 }
