@@ -1,33 +1,6 @@
 package main
 
-import (
-	"maps"
-
-	"kpatch.dev/kpatch/pkg/replacement"
-)
-
-// replaceObjects runs a replacements file over the objects of the
-// documents, as kustomize build does over its resources: the items of a
-// List are objects of their own. The first failure leaves every object as
-// it was.
-func replaceObjects(r *replacement.Replacements, docs []*document) error {
-	var objs []map[string]any
-	counts := make([]int, len(docs))
-	for i, d := range docs {
-		items := d.items()
-		counts[i] = len(items)
-		objs = append(objs, items...)
-	}
-	out, err := r.Apply(objs)
-	if err != nil {
-		return err
-	}
-	for i, d := range docs {
-		d.setItems(out[:counts[i]])
-		out = out[counts[i]:]
-	}
-	return nil
-}
+import "maps"
 
 // setItems replaces the objects the document holds (see items): the
 // object itself, or a List's items that are objects, in order.
