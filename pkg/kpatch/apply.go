@@ -261,14 +261,14 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 // spliced in, whose size is counted by ex before it is built.
 func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	if ref := t.wholeVar(); ref != nil {
-		return vars.lookupWhole(ref, ex)
+		return lookupWhole(vars, ref, ex)
 	}
 	texts := make([]string, len(t.Parts))
 	n := 0
 	for i, part := range t.Parts {
 		texts[i] = part.Text
 		if part.Var != nil {
-			val, err := vars.lookup(part.Var)
+			val, err := lookup(vars, part.Var)
 			if err != nil {
 				return nil, err
 			}

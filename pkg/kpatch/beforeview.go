@@ -70,7 +70,7 @@ func (v *beforeView) same(b, n any) bool {
 		}
 		return true
 	}
-	return sameScalar(b, n)
+	return SameJSON(b, n)
 }
 
 // sameMap compares the owned map b read before the records with n now.

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // Built-in variables describe the object being patched and its Namespace.
@@ -27,13 +29,9 @@ const (
 	ScopeNamespace = "namespace"
 )
 
-// BuiltinReader gives the values of the built-in variables for one object.
-type BuiltinReader interface {
-	// Lookup returns the text of a built-in, named as written without
-	// ${}: "object.name", "namespace.labels.team"; ok is false when it has
-	// no value (a label the Namespace does not have).
-	Lookup(ref string) (string, bool)
-}
+// BuiltinReader gives the values of the built-in variables for one object
+// (variables.BuiltinReader).
+type BuiltinReader = variables.BuiltinReader
 
 // errNoBuiltins is a built-in read where none are given: a registry
 // checking a file before any object is known defers the check.
@@ -65,7 +63,7 @@ func parseBuiltinRef(scope, rest string, col int) (*VarRef, *problem) {
 }
 
 // lookupBuiltin reads a built-in: text, or an error when it has no value.
-func (v *Variables) lookupBuiltin(ref *VarRef) (any, *problem) {
+func lookupBuiltin(v *Variables, ref *VarRef) (any, *problem) {
 	if v == nil || v.Builtins == nil {
 		return nil, errorf(errNoBuiltins, "built-in %s has no value here: the webhook gives built-ins for each object", ref)
 	}

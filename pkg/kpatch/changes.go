@@ -1,16 +1,16 @@
 package kpatch
 
 import (
-	"reflect"
 	"unsafe"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // changedSince reports whether the object differs from what it was when
 // its root was before and the undo log mark records long, the start of
 // the file being applied: whether the records since then, which hold the
-// values they replaced, changed any value. Numbers compare by value as
-// JSON has them (int64 and float64); other scalar types must be deeply
-// equal.
+// values they replaced, changed any value. Values compare as SameJSON
+// compares them: numbers by value.
 //
 // The engine changes only the maps and lists it owns, which are only
 // reachable through owned ones. A slot of a container the file made
@@ -179,72 +179,7 @@ func (f *firstRecords) of(k slotKey) *undoRecord {
 	return nil
 }
 
-// SameJSON reports whether two decoded JSON values are equal, without
-// looking inside the maps and lists they share (the engine's results
-// share every part they did not change with their input); numbers
-// compare by value as int64 and float64, other scalars must be deeply
-// equal.
-func SameJSON(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		if len(x) == 0 || mapPointer(x) == mapPointer(y) {
-			return true
-		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !SameJSON(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		if len(x) == 0 || listPointer(x) == listPointer(y) {
-			return true
-		}
-		for i := range x {
-			if !SameJSON(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return sameScalar(a, b)
-}
-
-// sameScalar compares two values that are not maps or lists: JSON's
-// scalars (string, bool, int64, float64, nil) by value, numbers across
-// the two types; anything else deeply.
-func sameScalar(a, b any) bool {
-	if decodedScalar(a) && decodedScalar(b) {
-		if a == b {
-			return true
-		}
-		switch x := a.(type) {
-		case int64:
-			y, ok := b.(float64)
-			return ok && float64(x) == y
-		case float64:
-			y, ok := b.(int64)
-			return ok && x == float64(y)
-		}
-		return false
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-// decodedScalar reports whether v is a scalar as a JSON decoder gives
-// it.
-func decodedScalar(v any) bool {
-	switch v.(type) {
-	case string, bool, int64, float64, nil:
-		return true
-	}
-	return false
-}
+// SameJSON reports whether two decoded JSON values are equal: it is
+// jsonvalue.Equal, which does not look inside the maps and lists the two
+// share and compares numbers by value.
+func SameJSON(a, b any) bool { return jsonvalue.Equal(a, b) }

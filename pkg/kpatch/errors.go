@@ -1,115 +1,43 @@
 package kpatch
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
+
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
-// Sentinel errors name the cause of a ParseError or an ApplyError; test for
-// them with errors.Is.
+// The sentinel errors of the engine are those of package fileerr, under
+// the names the engine's callers use; test for them with errors.Is.
 var (
-	// ErrSyntax is a line, header, path or value that does not follow the format.
-	ErrSyntax = errors.New("syntax error")
-	// ErrEncoding is text that is not valid UTF-8.
-	ErrEncoding = errors.New("invalid UTF-8")
-	// ErrValue is a value that is not a scalar or does not fit its field.
-	ErrValue = errors.New("invalid value")
-	// ErrVariable is a variable that is undefined or not bound to a scalar.
-	ErrVariable = errors.New("variable error")
-	// ErrUnknownField is a path through a field that the kind's schema lacks.
-	ErrUnknownField = errors.New("unknown field")
-	// ErrNoMatch is a selector that matches no item of a list.
-	ErrNoMatch = errors.New("no match")
-	// ErrIndex is a list index past the end of the list.
-	ErrIndex = errors.New("index out of range")
-	// ErrType is a path that meets a value of the wrong type: a scalar
-	// where a map is needed, a selector on a map, a field on a string.
-	ErrType = errors.New("type mismatch")
-	// ErrImage is an image reference that cannot be parsed or rebuilt.
-	ErrImage = errors.New("invalid image reference")
-	// ErrUnknownKind is a target kind that is a plural, a short name or a
-	// near miss of a built-in kind, or that a built-in API group lacks.
-	ErrUnknownKind = errors.New("unknown kind")
-	// ErrUnmatchable is a target that no object can match: an API group
-	// or version that does not exist, a name or namespace no object has.
-	ErrUnmatchable = errors.New("target matches nothing")
-	// ErrNotIdempotent is a construct that changes the object again each
-	// time its file runs; Check reports it as a warning.
-	ErrNotIdempotent = errors.New("not idempotent")
-	// ErrLimit is a file beyond a limit of the format: aliases of a YAML
-	// patch file that expand too far, values built from variables that
-	// are too large (MaxExpandedValue, MaxExpandedPerObject).
-	ErrLimit = errors.New("limit exceeded")
+	ErrSyntax        = fileerr.ErrSyntax
+	ErrEncoding      = fileerr.ErrEncoding
+	ErrValue         = fileerr.ErrValue
+	ErrVariable      = fileerr.ErrVariable
+	ErrUnknownField  = fileerr.ErrUnknownField
+	ErrNoMatch       = fileerr.ErrNoMatch
+	ErrIndex         = fileerr.ErrIndex
+	ErrType          = fileerr.ErrType
+	ErrImage         = fileerr.ErrImage
+	ErrUnknownKind   = fileerr.ErrUnknownKind
+	ErrUnmatchable   = fileerr.ErrUnmatchable
+	ErrNotIdempotent = fileerr.ErrNotIdempotent
+	ErrLimit         = fileerr.ErrLimit
 )
 
-// Position is a place in a patch file. Line and Column count from 1;
-// Column counts bytes.
-type Position struct {
-	File   string
-	Line   int
-	Column int
-}
+// Position is a place in a patch file (fileerr.Position).
+type Position = fileerr.Position
 
-// String formats the position as file:line:column.
-func (p Position) String() string {
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
-}
+// ParseError is a problem in a patch file found without any object
+// (fileerr.ParseError).
+type ParseError = fileerr.ParseError
 
-// ParseError is a problem in a patch file found without any object.
-type ParseError struct {
-	Pos Position
-	Err error  // the sentinel cause, such as ErrSyntax
-	Msg string // what was found and what was expected
-}
+// ApplyError is a problem of one entry of a patch file on one object
+// (fileerr.ApplyError). The file that produced it left the object
+// unchanged.
+type ApplyError = fileerr.ApplyError
 
-// Error formats the error as file:line:column: message.
-func (e *ParseError) Error() string { return e.Pos.String() + ": " + e.Msg }
-
-// Unwrap returns the sentinel cause.
-func (e *ParseError) Unwrap() error { return e.Err }
-
-// ApplyError is a problem of one entry of a patch file on one object. The
-// file that produced it left the object unchanged.
-type ApplyError struct {
-	Pos    Position
-	Object string // the object, as "Kind namespace/name"
-	Err    error  // the sentinel cause, such as ErrNoMatch
-	Msg    string
-}
-
-// Error formats the error as file:line:column: object: message.
-func (e *ApplyError) Error() string {
-	return e.Pos.String() + ": " + e.Object + ": " + e.Msg
-}
-
-// Unwrap returns the sentinel cause.
-func (e *ApplyError) Unwrap() error { return e.Err }
-
-// ErrorList is every error of one call, in file order. It is returned as
-// an error only when it is not empty.
-type ErrorList []error
-
-// Error joins the errors, one a line.
-func (l ErrorList) Error() string {
-	s := make([]string, len(l))
-	for i, e := range l {
-		s[i] = e.Error()
-	}
-	return strings.Join(s, "\n")
-}
-
-// Unwrap gives errors.Is and errors.As every error of the list.
-func (l ErrorList) Unwrap() []error { return l }
-
-// Err returns the list as an error, or nil when it is empty.
-func (l ErrorList) Err() error {
-	if len(l) == 0 {
-		return nil
-	}
-	return l
-}
+// ErrorList is every error of one call, in file order (fileerr.List).
+type ErrorList = fileerr.List
 
 // problem is the one internal error of the engine: a sentinel cause, a
 // message and, once known, the line and column it is reported at. It
@@ -169,12 +97,4 @@ func (p *problem) applyError(file string, obj *ObjectRef) *ApplyError {
 }
 
 // sortErrors orders parse errors by line and column.
-func sortErrors(errs ErrorList) {
-	slices.SortStableFunc(errs, func(a, b error) int {
-		pa, pb := a.(*ParseError).Pos, b.(*ParseError).Pos
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Column - pb.Column
-	})
-}
+func sortErrors(errs ErrorList) { fileerr.SortParseErrors(errs) }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // mergeOp is a strategic or JSON merge patch compiled for every API
@@ -242,21 +244,5 @@ func expandTree(v any, vars *Variables, ex *expansion) (any, *problem) {
 }
 
 // DeepCopy copies the maps and lists of an unstructured value; scalars
-// are shared.
-func DeepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = DeepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = DeepCopy(e)
-		}
-		return out
-	}
-	return v
-}
+// are shared (jsonvalue.DeepCopy).
+func DeepCopy(v any) any { return jsonvalue.DeepCopy(v) }

@@ -24,13 +24,13 @@ func TestParseMetadataComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.Metadata
-	if m.Enabled == nil || m.Enabled.Value.Parts[0].Var.String() != "${features.canary}" || m.Enabled.Pos != (Position{"web.kpatch", 3, 19}) {
+	if m.Enabled == nil || m.Enabled.Value.Parts[0].Var.String() != "${features.canary}" || m.Enabled.Pos != (Position{File: "web.kpatch", Line: 3, Column: 19}) {
 		t.Errorf("enabled = %+v", m.Enabled)
 	}
 	if got := names(m.Requires); !reflect.DeepEqual(got, []string{"base", "team-a/common", "extra"}) {
 		t.Errorf("requires = %v", got)
 	}
-	if m.Requires[1].Pos != (Position{"web.kpatch", 4, 26}) {
+	if m.Requires[1].Pos != (Position{File: "web.kpatch", Line: 4, Column: 26}) {
 		t.Errorf("requires[1] at %v", m.Requires[1].Pos)
 	}
 	if got := names(m.Conflicts); !reflect.DeepEqual(got, []string{"legacy"}) {
@@ -92,11 +92,11 @@ func TestParseYAMLMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.Metadata
-	if m.Enabled == nil || m.Enabled.Pos != (Position{"limits.yaml", 2, 14}) || !reflect.DeepEqual(names(m.Requires), []string{"base", "common"}) ||
+	if m.Enabled == nil || m.Enabled.Pos != (Position{File: "limits.yaml", Line: 2, Column: 14}) || !reflect.DeepEqual(names(m.Requires), []string{"base", "common"}) ||
 		!reflect.DeepEqual(names(m.Conflicts), []string{"legacy", "old"}) || m.Description != "The tier's limits." || len(f.Sections) != 1 {
 		t.Errorf("metadata = %+v, sections %d", m, len(f.Sections))
 	}
-	if m.Requires[1].Pos != (Position{"limits.yaml", 3, 22}) {
+	if m.Requires[1].Pos != (Position{File: "limits.yaml", Line: 3, Column: 22}) {
 		t.Errorf("requires[1] at %v", m.Requires[1].Pos)
 	}
 }

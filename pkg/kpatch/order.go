@@ -3,34 +3,24 @@ package kpatch
 import (
 	"cmp"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/specificity"
 )
 
-// Rank is how much one part of a target (its name, namespace or kind)
-// narrows what it matches: any value, a glob, or one literal value.
-type Rank uint8
+// Rank is how much one part of a target narrows what it matches
+// (specificity.Rank).
+type Rank = specificity.Rank
 
 // The ranks of a target's part, from generic to specific.
 const (
-	// RankAny is a part that matches every value: a name `*`, no
-	// namespace (or `*/`).
-	RankAny Rank = iota
-	// RankGlob is a glob that matches some values: `web-*`, `prod-*/`, a
-	// kind glob (`*Set`) or a kind set (`@workload`).
-	RankGlob
-	// RankLiteral is one value: `web`, `prod/`, `deployment`.
-	RankLiteral
+	RankAny     = specificity.Any
+	RankGlob    = specificity.Glob
+	RankLiteral = specificity.Literal
 )
 
-// Specificity ranks a target from generic to specific: by its name
-// first, then its namespace, then its kind, each any < glob < literal.
-// So `deployment.*` < `prod/deployment.*` < `deployment.web-*` <
-// `deployment.web` < `prod/deployment.web`, and `@workload.web` <
-// `deployment.web`. An API group does not count: it tells kinds apart,
-// it does not narrow a kind's objects. The zero value is the least
-// specific.
-type Specificity struct {
-	Name, Namespace, Kind Rank
-}
+// Specificity ranks a target from generic to specific
+// (specificity.Specificity).
+type Specificity = specificity.Specificity
 
 // Specificity returns how specific the target is.
 func (t *Target) Specificity() Specificity {
@@ -53,43 +43,6 @@ func patternRank(pattern string, literal bool) Rank {
 		return RankGlob
 	}
 	return RankLiteral
-}
-
-// Compare returns -1, 0 or +1 as s is less specific than, as specific
-// as, or more specific than o.
-func (s Specificity) Compare(o Specificity) int {
-	return cmp.Or(cmp.Compare(s.Name, o.Name), cmp.Compare(s.Namespace, o.Namespace), cmp.Compare(s.Kind, o.Kind))
-}
-
-// Level is the specificity as one number, 0 (kind*.*) to 26
-// (ns/kind.name): 9×name + 3×namespace + kind. Levels compare as
-// specificities do.
-func (s Specificity) Level() int { return 9*int(s.Name) + 3*int(s.Namespace) + int(s.Kind) }
-
-// String writes the specificity as the shape of the targets that have
-// it: `kind.*`, `kind.name*`, `kind.name`, `ns/kind.name`, `ns*/kind*.name`
-// (`ns*`, `kind*` and `name*` stand for globs, `kind*` for kind sets too).
-func (s Specificity) String() string {
-	var b strings.Builder
-	switch s.Namespace {
-	case RankGlob:
-		b.WriteString("ns*/")
-	case RankLiteral:
-		b.WriteString("ns/")
-	}
-	b.WriteString("kind")
-	if s.Kind != RankLiteral {
-		b.WriteByte('*')
-	}
-	switch s.Name {
-	case RankAny:
-		b.WriteString(".*")
-	case RankGlob:
-		b.WriteString(".name*")
-	default:
-		b.WriteString(".name")
-	}
-	return b.String()
 }
 
 // Specificity is the specificity of the file's least specific target:

@@ -4,14 +4,14 @@ package kpatch
 // it takes the variable's type, and a map or list (an object or array
 // parameter) is substituted whole, as a copy that the object may own.
 // Its size counts against ex.
-func (v *Variables) lookupWhole(ref *VarRef, ex *expansion) (any, *problem) {
+func lookupWhole(v *Variables, ref *VarRef, ex *expansion) (any, *problem) {
 	if !ref.IsBuiltin() {
-		if val, ok := v.lookupNode(ref); ok {
+		if val, ok := lookupNode(v, ref); ok {
 			node, size := copyNode(val)
 			return node, ex.take(size)
 		}
 	}
-	val, err := v.lookup(ref)
+	val, err := lookup(v, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +20,7 @@ func (v *Variables) lookupWhole(ref *VarRef, ex *expansion) (any, *problem) {
 }
 
 // lookupNode returns a value's map or list, if the variable holds one.
-func (v *Variables) lookupNode(ref *VarRef) (any, bool) {
+func lookupNode(v *Variables, ref *VarRef) (any, bool) {
 	if v == nil || ref.Scope != "values" {
 		return nil, false
 	}

@@ -7,7 +7,7 @@
 // annotations (NamespaceAnnotations) and an object's annotations
 // (ObjectAnnotations). Schema.Resolve validates every value against its
 // declaration, converts text to the declared type, fills in defaults (which
-// may use other parameters) and returns the kpatch.Variables the engine
+// may use other parameters) and returns the variables.Variables the engine
 // reads: boolean parameters are features (${features.NAME}), every other
 // type a value (${values.NAME}).
 //
@@ -16,6 +16,6 @@
 // parameters.yaml.
 //
 // Every error is an *Error naming the parameter and where the value came
-// from, collected into a kpatch.ErrorList; test causes with errors.Is
+// from, collected into a fileerr.List; test causes with errors.Is
 // against the sentinels of this package.
 package parameters

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // Sentinel errors name the cause of an *Error; test for them with
@@ -98,16 +98,16 @@ func (p *problem) at(src Source, param string) *Error {
 }
 
 // errorList collects errors; Err returns nil when there is none.
-type errorList struct{ kpatch.ErrorList }
+type errorList struct{ fileerr.List }
 
-func (l *errorList) add(e *Error) { l.ErrorList = append(l.ErrorList, e) }
+func (l *errorList) add(e *Error) { l.List = append(l.List, e) }
 
 func (l *errorList) addf(src Source, param string, sentinel error, format string, args ...any) {
 	l.add(problemf(sentinel, format, args...).at(src, param))
 }
 
-// Err returns the errors as a kpatch.ErrorList, or nil.
-func (l *errorList) Err() error { return l.ErrorList.Err() }
+// Err returns the errors as a fileerr.List, or nil.
+func (l *errorList) Err() error { return l.List.Err() }
 
 // ParamErrors returns the names of the parameters that err's *Errors are
 // about, each once, in the order of the errors: a caller that skips only

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // FuzzParseSchema checks that any input parses or fails with positioned
@@ -47,7 +47,7 @@ func FuzzParseSchema(f *testing.F) {
 
 func checkPositioned(t *testing.T, err error) {
 	t.Helper()
-	var list kpatch.ErrorList
+	var list fileerr.List
 	if !errors.As(err, &list) || len(list) == 0 {
 		t.Fatalf("error %T is not a non-empty ErrorList", err)
 	}

@@ -7,7 +7,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // AnnotationPrefix starts the annotation keys that set parameters:
@@ -74,8 +75,8 @@ func ParseValues(name string, src []byte) (Layer, error) {
 			}
 		}
 	}
-	if len(f.errs.ErrorList) > 0 {
-		sortBySource(f.errs.ErrorList)
+	if len(f.errs.List) > 0 {
+		sortBySource(f.errs.List)
 		return Layer{}, f.errs.Err()
 	}
 	return f.layer, nil
@@ -125,12 +126,12 @@ func (f *valuesFile) scope(scope string, m *yaml.Node) {
 // V a YAML scalar as patch files read it. NAME may be dotted to reach into
 // an object parameter. The source is "--set values.NAME".
 func ParseSet(assignment string) (Assignment, error) {
-	var scratch kpatch.Variables
+	var scratch variables.Variables
 	if err := scratch.Set(assignment); err != nil {
 		return Assignment{}, &Error{Source: Source{Name: "--set"}, Err: ErrSyntax, Msg: err.Error()}
 	}
 	name, _, _ := strings.Cut(assignment, "=")
-	ref, p := parseReference(name) // kpatch accepted it: the same rules
+	ref, p := parseReference(name) // Set accepted it: the same rules
 	if p != nil {
 		return Assignment{}, &Error{Source: Source{Name: "--set"}, Err: ErrSyntax, Msg: quoteText(assignment) + ": " + p.msg}
 	}
@@ -166,7 +167,7 @@ func ParseSetString(assignment string) (Assignment, error) {
 func ParseFlags(sets, setStrings []string) (Layer, error) {
 	var (
 		layer Layer
-		errs  kpatch.ErrorList
+		errs  fileerr.List
 	)
 	for _, s := range sets {
 		a, err := ParseSet(s)

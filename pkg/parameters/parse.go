@@ -25,7 +25,7 @@ var parameterKeys = []string{"name", "type", "required", "default", "description
 //	- {name: replicas, type: integer, default: 2, minimum: 1, maximum: 50}
 //
 // name is the file's name in positions. Every problem is reported, as an
-// *Error with its file:line:column, in a kpatch.ErrorList; no Schema is
+// *Error with its file:line:column, in a fileerr.List; no Schema is
 // returned then. An empty document declares no parameter.
 func Parse(name string, src []byte) (*Schema, error) {
 	b := &schemaBuilder{file: name, schema: &Schema{byName: map[string]*Parameter{}}, declared: map[string]Source{}}
@@ -40,8 +40,8 @@ func Parse(name string, src []byte) (*Schema, error) {
 		}
 	}
 	b.linkDefaults()
-	if len(b.errs.ErrorList) > 0 {
-		sortBySource(b.errs.ErrorList)
+	if len(b.errs.List) > 0 {
+		sortBySource(b.errs.List)
 		return nil, b.errs.Err()
 	}
 	return b.schema, nil

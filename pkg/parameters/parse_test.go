@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 const issueSchema = `parameters:
@@ -173,13 +173,13 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// checkErrors compares err, a kpatch.ErrorList of *Error, with the wanted
+// checkErrors compares err, a fileerr.List of *Error, with the wanted
 // messages: each a prefix of its error's message.
 func checkErrors(t *testing.T, err error, want []string, cause error) {
 	t.Helper()
-	var list kpatch.ErrorList
+	var list fileerr.List
 	if !errors.As(err, &list) {
-		t.Fatalf("error %T is not a kpatch.ErrorList: %v", err, err)
+		t.Fatalf("error %T is not a fileerr.List: %v", err, err)
 	}
 	if len(list) != len(want) {
 		t.Fatalf("%d errors:\n%v\nwant %d:\n%s", len(list), err, len(want), strings.Join(want, "\n"))

@@ -3,7 +3,7 @@ package parameters
 import (
 	"strings"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // applyDefaults gives every parameter that no layer set its default, in
@@ -21,7 +21,7 @@ func (v *Values) applyDefaults(errs *errorList) {
 				*s = slot{failed: true}
 				errs.add(prob.at(p.defSrc, p.name))
 			case s.set: // an object set in part by layers, over its default
-				s.value, s.partial = kpatch.MergeMaps(def.(map[string]any), s.value.(map[string]any)), false
+				s.value, s.partial = jsonvalue.MergeMaps(def.(map[string]any), s.value.(map[string]any)), false
 			default:
 				*s = slot{value: def, src: p.defSrc, set: true}
 			}

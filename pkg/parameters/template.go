@@ -1,11 +1,11 @@
 package parameters
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
+	"kpatch.dev/kpatch/pkg/scalar"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // reference is a ${scope.name.key...} variable: Path[0] names the
@@ -24,80 +24,48 @@ type part struct {
 	ref  *reference
 }
 
-// segmentRE is a segment of a variable's name, as in patch files.
-var segmentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
-
-// parseReference reads "values.a.b" or "features.a".
+// parseReference reads "values.a.b" or "features.a", by the rules of
+// patch files (variables.ParseName).
 func parseReference(body string) (*reference, *problem) {
-	scope, name, ok := strings.Cut(body, ".")
-	if !ok || scope != "values" && scope != "features" {
-		return nil, problemf(ErrSyntax, "unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
-	}
-	path := strings.Split(name, ".")
-	for _, p := range path {
-		if !segmentRE.MatchString(p) {
-			return nil, problemf(ErrSyntax, "invalid variable name %s in ${%s}", quoteText(name), body)
-		}
+	scope, path, err := variables.ParseName(body)
+	if err != nil {
+		return nil, problemf(ErrSyntax, "%s", err)
 	}
 	return &reference{Scope: scope, Path: path}, nil
 }
 
 // parseTemplate splits text into literal parts and variables, with the
-// rules of patch files: $${ is a literal ${. It returns nil parts when the
-// text holds no variable, and the text with its escapes resolved.
+// rules of patch files (scalar.SplitTemplate): $${ is a literal ${. It
+// returns nil parts when the text holds no variable, and the text with its
+// escapes resolved.
 func parseTemplate(text string) ([]part, string, *problem) {
-	var (
-		parts  []part
-		lit    strings.Builder
-		hasVar bool
-	)
-	for i := 0; i < len(text); {
-		switch {
-		case strings.HasPrefix(text[i:], "$${"):
-			lit.WriteString("${")
-			i += 3
-		case strings.HasPrefix(text[i:], "${"):
-			end := strings.IndexByte(text[i:], '}')
-			if end < 0 {
-				return nil, "", problemf(ErrSyntax, "variable is not closed; expected '}' (write $${ for a literal ${)")
-			}
-			ref, p := parseReference(text[i+2 : i+end])
-			if p != nil {
-				return nil, "", p
-			}
-			if lit.Len() > 0 {
-				parts = append(parts, part{text: lit.String()})
-				lit.Reset()
-			}
-			parts = append(parts, part{ref: ref})
-			hasVar = true
-			i += end + 1
-		default:
-			lit.WriteByte(text[i])
-			i++
+	pieces, serr := scalar.SplitTemplate(text)
+	var parts []part
+	for _, pc := range pieces {
+		if pc.Var == "" {
+			parts = append(parts, part{text: pc.Text})
+			continue
 		}
+		ref, p := parseReference(pc.Var)
+		if p != nil {
+			return nil, "", p
+		}
+		parts = append(parts, part{ref: ref})
 	}
-	if !hasVar {
-		return nil, lit.String(), nil
+	if serr != nil {
+		return nil, "", problemf(ErrSyntax, "%s", serr.Msg)
 	}
-	if lit.Len() > 0 {
-		parts = append(parts, part{text: lit.String()})
+	if parts == nil {
+		literal, _ := scalar.Literal(text)
+		return nil, literal, nil
 	}
 	return parts, "", nil
 }
 
 // formatScalar formats a scalar as text, the way patch files splice a
-// variable into text. Maps and lists are never spliced: callers check.
+// variable into text (jsonvalue.Text). Maps and lists are never spliced:
+// callers check.
 func formatScalar(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return kpatch.FormatFloat(x)
-	}
-	return ""
+	s, _ := jsonvalue.Text(v)
+	return s
 }

@@ -1,7 +1,8 @@
 package parameters
 
 import (
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // assignUntyped sets a value without a schema, as patch files read values
@@ -28,7 +29,7 @@ func (v *Values) assignUntyped(l *Layer, a *Assignment) *Error {
 	}
 	if vm, isMap := val.(map[string]any); isMap && len(a.Path) == 1 {
 		base, _ := (*m)[a.Path[0]].(map[string]any)
-		val = kpatch.MergeMaps(base, vm)
+		val = jsonvalue.MergeMaps(base, vm)
 	}
 	*m = setPath(*m, a.Path, val)
 	return nil
@@ -51,8 +52,8 @@ func checkFeatures(v any) *problem {
 }
 
 // untypedVariables copies the bag out.
-func (v *Values) untypedVariables() *kpatch.Variables {
-	out := &kpatch.Variables{}
+func (v *Values) untypedVariables() *variables.Variables {
+	out := &variables.Variables{}
 	if v.untyped.Values != nil {
 		m, _ := normalize(v.untyped.Values)
 		out.Values = m.(map[string]any)

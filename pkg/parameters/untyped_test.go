@@ -4,19 +4,19 @@ import (
 	"reflect"
 	"testing"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // TestUntypedIsTodaysBehaviour resolves without a schema and compares
 // with kpatch's own reading of the same values file and flags.
 func TestUntypedIsTodaysBehaviour(t *testing.T) {
-	// Keys are text here; kpatch.LoadVariables reads the keys y, n, yes,
+	// Keys are text here; variables.Load reads the keys y, n, yes,
 	// no, on and off as booleans (YAML 1.1), so the file avoids them.
 	const file = "values:\n  a: 1\n  db: {host: h, port: 5432}\n  list: [1, two]\n  nothing: ~\nfeatures:\n  x: yes\n  group: {g: false}\n"
 	sets := []string{"values.db.user=u", "values.b=1.10", "features.z=true", "values.a=text"}
 	setStrings := []string{"values.c=1.10"}
 
-	want, err := kpatch.LoadVariables([]byte(file))
+	want, err := variables.Load([]byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}

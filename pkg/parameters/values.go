@@ -4,7 +4,8 @@ import (
 	"maps"
 	"slices"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // Values are the validated values of a schema's layers, before defaults:
@@ -13,8 +14,8 @@ import (
 // concurrent use.
 type Values struct {
 	schema  *Schema
-	slots   []slot            // by parameter index
-	untyped *kpatch.Variables // the bag of values without a schema
+	slots   []slot               // by parameter index
+	untyped *variables.Variables // the bag of values without a schema
 }
 
 // slot is the value of one parameter.
@@ -34,7 +35,7 @@ type slot struct {
 func (s *Schema) Assign(layers ...Layer) (*Values, error) {
 	v := &Values{schema: s}
 	if s == nil {
-		v.untyped = &kpatch.Variables{}
+		v.untyped = &variables.Variables{}
 	} else {
 		v.slots = make([]slot, len(s.params))
 	}
@@ -51,7 +52,7 @@ func (s *Schema) Assign(layers ...Layer) (*Values, error) {
 // result still holds every parameter that resolved; each *Error names its
 // parameter (ParamErrors lists them), so that a caller may fail only what
 // uses a failed parameter.
-func (v *Values) Resolve(layers ...Layer) (*kpatch.Variables, error) {
+func (v *Values) Resolve(layers ...Layer) (*variables.Variables, error) {
 	w := v.clone()
 	var errs errorList
 	w.assign(layers, &errs)
@@ -64,7 +65,7 @@ func (v *Values) Resolve(layers ...Layer) (*kpatch.Variables, error) {
 
 // Resolve validates the layers, lowest precedence first, on top of the
 // defaults: s.Assign(layers...) and Resolve in one step.
-func (s *Schema) Resolve(layers ...Layer) (*kpatch.Variables, error) {
+func (s *Schema) Resolve(layers ...Layer) (*variables.Variables, error) {
 	v, _ := s.Assign()
 	return v.Resolve(layers...)
 }
@@ -74,7 +75,7 @@ func (s *Schema) Resolve(layers ...Layer) (*kpatch.Variables, error) {
 func (v *Values) clone() *Values {
 	w := &Values{schema: v.schema, slots: slices.Clone(v.slots)}
 	if v.untyped != nil {
-		w.untyped = &kpatch.Variables{Values: v.untyped.Values, Features: v.untyped.Features}
+		w.untyped = &variables.Variables{Values: v.untyped.Values, Features: v.untyped.Features}
 	}
 	return w
 }
@@ -152,7 +153,7 @@ func (p *Parameter) convert(a *Assignment, cur *slot) (any, *problem) {
 		return nil, prob
 	}
 	if base, ok := cur.value.(map[string]any); ok && p.typ == Object {
-		return kpatch.MergeMaps(base, val.(map[string]any)), nil
+		return jsonvalue.MergeMaps(base, val.(map[string]any)), nil
 	}
 	return val, nil
 }
@@ -174,7 +175,7 @@ func setPath(m map[string]any, path []string, val any) map[string]any {
 }
 
 // variables copies the resolved values out, in declaration order.
-func (v *Values) variables() *kpatch.Variables {
+func (v *Values) variables() *variables.Variables {
 	var values, features int
 	for _, s := range v.slots {
 		if s.set {
@@ -186,7 +187,7 @@ func (v *Values) variables() *kpatch.Variables {
 			features++
 		}
 	}
-	out := &kpatch.Variables{}
+	out := &variables.Variables{}
 	if values -= features; values > 0 {
 		out.Values = make(map[string]any, values)
 	}

@@ -6,7 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 func valuesLayer(t *testing.T, src string) Layer {
@@ -101,7 +102,7 @@ func TestResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := &kpatch.Variables{Values: tt.values, Features: tt.features}
+			want := &variables.Variables{Values: tt.values, Features: tt.features}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %#v\nwant %#v", got, want)
 			}
@@ -314,7 +315,7 @@ func TestParseFlags(t *testing.T) {
 
 func checkErrorsUnpositioned(t *testing.T, err error, want []string) {
 	t.Helper()
-	var list kpatch.ErrorList
+	var list fileerr.List
 	if !errors.As(err, &list) || len(list) != len(want) {
 		t.Fatalf("errors %v, want %d", err, len(want))
 	}

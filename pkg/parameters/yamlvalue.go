@@ -60,7 +60,7 @@ func (r *valueReader) value(n *yaml.Node) (any, *nodeError) {
 	case yaml.MappingNode:
 		return r.mapping(n)
 	case yaml.ScalarNode:
-		v, p := scalar(n)
+		v, p := nodeScalar(n)
 		if p != nil {
 			return nil, &nodeError{n, p}
 		}
@@ -102,8 +102,8 @@ func mapKey(k *yaml.Node) (string, *nodeError) {
 	return k.Value, nil
 }
 
-// scalar types one scalar node.
-func scalar(n *yaml.Node) (any, *problem) {
+// nodeScalar types one scalar node.
+func nodeScalar(n *yaml.Node) (any, *problem) {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, nil

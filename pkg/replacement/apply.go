@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // Apply runs the replacements, in file order, over a stream of objects,
@@ -68,11 +68,11 @@ type ObjectOptions struct {
 // A replacement whose source cannot be resolved (errors.Is(err,
 // ErrSource)) is skipped and the others apply. Any other failure leaves the
 // object as it was: ApplyObject then returns obj itself. The errors are
-// *Error values in a kpatch.ErrorList.
+// *Error values in a fileerr.List.
 func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any, opts ObjectOptions) (map[string]any, error) {
 	e := newEditor()
 	cur := obj
-	var errs kpatch.ErrorList
+	var errs fileerr.List
 	var srcs, fallback []candidate // the ids of sources and fallback, read once
 	for _, rp := range r.items {
 		id := idOf(cur, opts.Namespace)

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 func obj(t *testing.T, src string) map[string]any {
@@ -134,9 +134,9 @@ func TestApplyObjectUnresolvedSource(t *testing.T) {
 	if !errors.Is(err, ErrNoSource) || !errors.Is(err, ErrSource) {
 		t.Fatalf("err = %v, want ErrNoSource", err)
 	}
-	var list kpatch.ErrorList
+	var list fileerr.List
 	if !errors.As(err, &list) || len(list) != 1 {
-		t.Fatalf("want one error in a kpatch.ErrorList, got %#v", err)
+		t.Fatalf("want one error in a fileerr.List, got %#v", err)
 	}
 	var e *Error
 	if !errors.As(list[0], &e) || e.Pos.Line != 13 {
@@ -262,9 +262,9 @@ func TestParseErrorsAll(t *testing.T) {
     options: {index: two, create: maybe}
 extra: 1
 `))
-	var list kpatch.ErrorList
+	var list fileerr.List
 	if !errors.As(err, &list) {
-		t.Fatalf("want a kpatch.ErrorList, got %v", err)
+		t.Fatalf("want a fileerr.List, got %v", err)
 	}
 	want := []string{
 		"r.yaml:4:20: error creating target selector: error parsing regexp: missing closing ): `^(?:a()$`",
@@ -277,7 +277,7 @@ extra: 1
 		t.Fatalf("got %d errors:\n%v", len(list), err)
 	}
 	for i, e := range list {
-		if !errors.Is(e, kpatch.ErrSyntax) && !errors.Is(e, kpatch.ErrValue) {
+		if !errors.Is(e, fileerr.ErrSyntax) && !errors.Is(e, fileerr.ErrValue) {
 			t.Errorf("%v: no sentinel", e)
 		}
 		if e.Error() != want[i] {

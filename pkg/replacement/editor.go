@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"unsafe"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // editor changes objects copy-on-write: a map or list is copied the first
@@ -16,33 +18,29 @@ type editor struct {
 
 func newEditor() *editor { return &editor{owned: map[unsafe.Pointer]struct{}{}} }
 
-func mapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
-
-func listPointer(l []any) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(l)) }
-
 // writableMap returns m if this call owns it, else an owned copy.
 func (e *editor) writableMap(m map[string]any) map[string]any {
-	if _, ok := e.owned[mapPointer(m)]; ok {
+	if _, ok := e.owned[jsonvalue.MapPointer(m)]; ok {
 		return m
 	}
 	c := maps.Clone(m)
 	if c == nil {
 		c = map[string]any{}
 	}
-	e.owned[mapPointer(c)] = struct{}{}
+	e.owned[jsonvalue.MapPointer(c)] = struct{}{}
 	return c
 }
 
 // writableList returns l if this call owns it, else an owned copy.
 func (e *editor) writableList(l []any) []any {
 	if len(l) > 0 {
-		if _, ok := e.owned[listPointer(l)]; ok {
+		if _, ok := e.owned[jsonvalue.ListPointer(l)]; ok {
 			return l
 		}
 	}
 	c := slices.Clone(l)
 	if len(c) > 0 {
-		e.owned[listPointer(c)] = struct{}{}
+		e.owned[jsonvalue.ListPointer(c)] = struct{}{}
 	}
 	return c
 }
@@ -50,7 +48,7 @@ func (e *editor) writableList(l []any) []any {
 // appendItem appends to a list, keeping ownership of the new array.
 func (e *editor) appendItem(l []any, item any) []any {
 	l = append(e.writableList(l), item)
-	e.owned[listPointer(l)] = struct{}{}
+	e.owned[jsonvalue.ListPointer(l)] = struct{}{}
 	return l
 }
 
@@ -61,6 +59,6 @@ func (e *editor) newContainer(next step) any {
 		return []any{}
 	}
 	m := map[string]any{}
-	e.owned[mapPointer(m)] = struct{}{}
+	e.owned[jsonvalue.MapPointer(m)] = struct{}{}
 	return m
 }

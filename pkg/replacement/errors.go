@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // Sentinel errors name the cause of an *Error; test for them with
-// errors.Is. Parse errors are *kpatch.ParseError with kpatch.ErrSyntax or
-// kpatch.ErrValue.
+// errors.Is. Parse errors are *fileerr.ParseError with fileerr.ErrSyntax or
+// fileerr.ErrValue.
 var (
 	// ErrSource is a replacement whose source cannot be resolved: nothing
 	// or several objects selected, or the field is missing or unusable. At
@@ -33,7 +33,7 @@ var (
 // Error is a replacement that failed: where it is written, which object
 // it failed on (empty for a source resolved among all objects), and why.
 type Error struct {
-	Pos    kpatch.Position
+	Pos    fileerr.Position
 	Object string // "Kind namespace/name" of the target, if any
 	Err    error  // the sentinel cause, such as ErrNoSource
 	Msg    string // the message, in kustomize's words
@@ -63,7 +63,7 @@ func fail(sentinel error, format string, args ...any) *failure {
 }
 
 // at gives the failure its position and object.
-func (f *failure) at(pos kpatch.Position, object string) *Error {
+func (f *failure) at(pos fileerr.Position, object string) *Error {
 	return &Error{Pos: pos, Object: object, Err: f.err, Msg: f.msg}
 }
 

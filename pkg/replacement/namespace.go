@@ -3,14 +3,14 @@ package replacement
 import (
 	"regexp"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // ForeignSelect is a target whose select names a namespace other than the
 // one its file is held to (HoldToNamespace).
 type ForeignSelect struct {
-	Pos       kpatch.Position // the target
-	Namespace string          // the select's namespace, as written
+	Pos       fileerr.Position // the target
+	Namespace string           // the select's namespace, as written
 }
 
 // HoldToNamespace makes every target of r select objects of namespace ns

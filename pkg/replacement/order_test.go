@@ -3,7 +3,7 @@ package replacement
 import (
 	"testing"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/specificity"
 )
 
 func TestSpecificityIsTheLeastSpecificSelect(t *testing.T) {
@@ -24,7 +24,7 @@ func TestSpecificityIsTheLeastSpecificSelect(t *testing.T) {
 		got := r.Specificity()
 		if tt.selects == "- select: {name: seed}\n" {
 			// no kind: any kind, below every patch file's target of that name
-			if got.Kind != kpatch.RankAny || got.Name != kpatch.RankLiteral {
+			if got.Kind != specificity.Any || got.Name != specificity.Literal {
 				t.Errorf("%s: %+v", tt.selects, got)
 			}
 			continue

@@ -10,7 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
 // Replacements is a compiled replacements file: immutable, safe for
@@ -28,7 +28,7 @@ func (r *Replacements) Len() int { return len(r.items) }
 
 // replacement is one item of the list.
 type replacement struct {
-	pos     kpatch.Position
+	pos     fileerr.Position
 	source  *source // nil when the value is a literal
 	literal string
 	targets []*target
@@ -36,10 +36,10 @@ type replacement struct {
 
 // source is where a replacement reads its value.
 type source struct {
-	pos     kpatch.Position
+	pos     fileerr.Position
 	id      ResID
 	path    FieldPath
-	pathPos kpatch.Position
+	pathPos fileerr.Position
 	given   string // the fieldPath as written, empty when defaulted
 	opts    options
 }
@@ -49,12 +49,12 @@ type options struct {
 	delimiter string
 	index     int
 	create    bool
-	pos       kpatch.Position
+	pos       fileerr.Position
 }
 
 // target is where a replacement writes its value.
 type target struct {
-	pos   kpatch.Position
+	pos   fileerr.Position
 	sel   targetSelector
 	paths []targetPath
 	opts  options
@@ -62,7 +62,7 @@ type target struct {
 
 type targetPath struct {
 	FieldPath
-	pos kpatch.Position
+	pos fileerr.Position
 }
 
 // IsReplacementsFile reports whether a YAML file is a replacements file:
@@ -86,14 +86,14 @@ func IsReplacementsFile(src []byte) bool {
 
 // Parse reads and compiles a replacements file: a YAML map whose only key,
 // replacements, holds a kustomization's inline replacements list. Every
-// problem is a *kpatch.ParseError with its position, all of them in an
-// kpatch.ErrorList.
+// problem is a *fileerr.ParseError with its position, all of them in a
+// fileerr.List.
 func Parse(name string, src []byte) (*Replacements, error) {
 	p := &parser{file: name}
 	r := &Replacements{name: name}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		p.errorf(nil, kpatch.ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		p.errorf(nil, fileerr.ErrSyntax, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		return nil, p.errs
 	}
 	if len(doc.Content) == 0 {
@@ -106,7 +106,7 @@ func Parse(name string, src []byte) (*Replacements, error) {
 		}
 	}
 	if len(p.errs) > 0 {
-		sortErrors(p.errs)
+		fileerr.SortParseErrors(p.errs)
 		return nil, p.errs
 	}
 	return r, nil
@@ -115,18 +115,18 @@ func Parse(name string, src []byte) (*Replacements, error) {
 // parser collects the errors of one file.
 type parser struct {
 	file string
-	errs kpatch.ErrorList
+	errs fileerr.List
 }
 
-func (p *parser) pos(n *yaml.Node) kpatch.Position {
+func (p *parser) pos(n *yaml.Node) fileerr.Position {
 	if n == nil {
-		return kpatch.Position{File: p.file, Line: 1, Column: 1}
+		return fileerr.Position{File: p.file, Line: 1, Column: 1}
 	}
-	return kpatch.Position{File: p.file, Line: n.Line, Column: n.Column}
+	return fileerr.Position{File: p.file, Line: n.Line, Column: n.Column}
 }
 
 func (p *parser) errorf(n *yaml.Node, sentinel error, format string, args ...any) {
-	p.errs = append(p.errs, &kpatch.ParseError{Pos: p.pos(n), Err: sentinel, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &fileerr.ParseError{Pos: p.pos(n), Err: sentinel, Msg: fmt.Sprintf(format, args...)})
 }
 
 // root checks the top level and returns the items of the list.
@@ -137,7 +137,7 @@ func (p *parser) root(n *yaml.Node) []*yaml.Node {
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		p.errorf(list, kpatch.ErrSyntax, "replacements is a list, as in a kustomization")
+		p.errorf(list, fileerr.ErrSyntax, "replacements is a list, as in a kustomization")
 		return nil
 	}
 	return list.Content
@@ -148,7 +148,7 @@ func (p *parser) root(n *yaml.Node) []*yaml.Node {
 func (p *parser) fields(n *yaml.Node, what string, keys ...string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, kpatch.ErrSyntax, "%s is a map with the keys %s", what, strings.Join(keys, ", "))
+		p.errorf(n, fileerr.ErrSyntax, "%s is a map with the keys %s", what, strings.Join(keys, ", "))
 		return out
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -156,9 +156,9 @@ func (p *parser) fields(n *yaml.Node, what string, keys ...string) map[string]*y
 		key := canonicalKey(k.Value, keys)
 		switch {
 		case key == "":
-			p.errorf(k, kpatch.ErrSyntax, "unknown field %q in %s; expected %s", k.Value, what, strings.Join(keys, ", "))
+			p.errorf(k, fileerr.ErrSyntax, "unknown field %q in %s; expected %s", k.Value, what, strings.Join(keys, ", "))
 		case out[key] != nil:
-			p.errorf(k, kpatch.ErrSyntax, "duplicate key %q in %s", k.Value, what)
+			p.errorf(k, fileerr.ErrSyntax, "duplicate key %q in %s", k.Value, what)
 		default:
 			out[key] = v
 		}
@@ -189,7 +189,7 @@ func (p *parser) str(n *yaml.Node, what string) string {
 		return ""
 	}
 	if n.Kind != yaml.ScalarNode {
-		p.errorf(n, kpatch.ErrValue, "%s is a string", what)
+		p.errorf(n, fileerr.ErrValue, "%s is a string", what)
 		return ""
 	}
 	return n.Value
@@ -199,7 +199,7 @@ func (p *parser) str(n *yaml.Node, what string) string {
 func (p *parser) replacement(n *yaml.Node) *replacement {
 	f := p.fields(n, "a replacement", "source", "sourceValue", "targets", "path")
 	if f["path"] != nil {
-		p.errorf(f["path"], kpatch.ErrSyntax, "path: a replacements file holds the replacements themselves; paste the content of %q here", p.str(f["path"], "path"))
+		p.errorf(f["path"], fileerr.ErrSyntax, "path: a replacements file holds the replacements themselves; paste the content of %q here", p.str(f["path"], "path"))
 		return nil
 	}
 	rp := &replacement{pos: p.pos(n)}
@@ -208,10 +208,10 @@ func (p *parser) replacement(n *yaml.Node) *replacement {
 	targets := f["targets"]
 	switch {
 	case (!hasValue && !hasSource) || targets == nil || isNull(targets):
-		p.errorf(n, kpatch.ErrSyntax, "replacements must specify a source and at least one target")
+		p.errorf(n, fileerr.ErrSyntax, "replacements must specify a source and at least one target")
 		return nil
 	case hasValue && hasSource:
-		p.errorf(f["sourceValue"], kpatch.ErrSyntax, "value and resource selectors are mutually exclusive")
+		p.errorf(f["sourceValue"], fileerr.ErrSyntax, "value and resource selectors are mutually exclusive")
 		return nil
 	case hasValue:
 		rp.literal = p.str(f["sourceValue"], "sourceValue")
@@ -219,7 +219,7 @@ func (p *parser) replacement(n *yaml.Node) *replacement {
 		rp.source = p.source(f["source"])
 	}
 	if targets.Kind != yaml.SequenceNode {
-		p.errorf(targets, kpatch.ErrSyntax, "targets is a list of targets")
+		p.errorf(targets, fileerr.ErrSyntax, "targets is a list of targets")
 		return nil
 	}
 	for _, t := range targets.Content {
@@ -243,7 +243,7 @@ func (p *parser) source(n *yaml.Node) *source {
 	}
 	path, err := ParseSourcePath(text)
 	if err != nil {
-		p.errorf(f["fieldPath"], kpatch.ErrSyntax, "fieldPath %q: error looking up replacement source: %s", text, err)
+		p.errorf(f["fieldPath"], fileerr.ErrSyntax, "fieldPath %q: error looking up replacement source: %s", text, err)
 	}
 	s.path = path
 	s.opts = p.options(f["options"], n)
@@ -273,13 +273,13 @@ func (p *parser) options(n, owner *yaml.Node) options {
 	if v := f["index"]; v != nil && !isNull(v) {
 		i, err := strconv.Atoi(v.Value)
 		if v.Kind != yaml.ScalarNode || err != nil {
-			p.errorf(v, kpatch.ErrValue, "index is an integer, got %q", v.Value)
+			p.errorf(v, fileerr.ErrValue, "index is an integer, got %q", v.Value)
 		}
 		o.index = i
 	}
 	if v := f["create"]; v != nil && !isNull(v) {
 		if v.Kind != yaml.ScalarNode || v.Decode(&o.create) != nil {
-			p.errorf(v, kpatch.ErrValue, "create is true or false, got %q", v.Value)
+			p.errorf(v, fileerr.ErrValue, "create is true or false, got %q", v.Value)
 		}
 	}
 	p.str(f["encoding"], "encoding") // accepted and, as in kustomize, not used
@@ -291,13 +291,13 @@ func (p *parser) target(n *yaml.Node) *target {
 	f := p.fields(n, "a target", "select", "reject", "fieldPaths", "options")
 	t := &target{pos: p.pos(n)}
 	if f["select"] == nil || isNull(f["select"]) {
-		p.errorf(n, kpatch.ErrSyntax, "target must specify resources to select")
+		p.errorf(n, fileerr.ErrSyntax, "target must specify resources to select")
 		return nil
 	}
 	t.sel.sel = p.selector(f["select"], "select")
 	if r := f["reject"]; r != nil && !isNull(r) {
 		if r.Kind != yaml.SequenceNode {
-			p.errorf(r, kpatch.ErrSyntax, "reject is a list of selectors")
+			p.errorf(r, fileerr.ErrSyntax, "reject is a list of selectors")
 		} else {
 			for _, s := range r.Content {
 				t.sel.rejects = append(t.sel.rejects, p.selector(s, "reject"))
@@ -315,7 +315,7 @@ func (p *parser) targetPaths(n, owner *yaml.Node, create bool) []targetPath {
 		return []targetPath{{FieldPath: fp, pos: p.pos(owner)}}
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, kpatch.ErrSyntax, "fieldPaths is a list of field paths")
+		p.errorf(n, fileerr.ErrSyntax, "fieldPaths is a list of field paths")
 		return nil
 	}
 	var out []targetPath
@@ -325,7 +325,7 @@ func (p *parser) targetPaths(n, owner *yaml.Node, create bool) []targetPath {
 		tp := targetPath{FieldPath: fp, pos: p.pos(e)}
 		if err != nil {
 			tp.text = text
-			p.errorf(e, kpatch.ErrSyntax, "%s: %s", tp.notFound(create), err)
+			p.errorf(e, fileerr.ErrSyntax, "%s: %s", tp.notFound(create), err)
 			continue
 		}
 		out = append(out, tp)
@@ -350,7 +350,7 @@ func (p *parser) selector(n *yaml.Node, what string) *selector {
 		}
 		re, err := regexp.Compile("^(?:" + c.val + ")$")
 		if err != nil {
-			p.errorf(f[c.key], kpatch.ErrValue, "error creating target selector: %s", err)
+			p.errorf(f[c.key], fileerr.ErrValue, "error creating target selector: %s", err)
 		}
 		*c.re = re
 	}
@@ -366,19 +366,8 @@ func (p *parser) labelSelector(n *yaml.Node) labels.Selector {
 	}
 	sel, err := labels.Parse(text)
 	if err != nil {
-		p.errorf(n, kpatch.ErrValue, "%s", err)
+		p.errorf(n, fileerr.ErrValue, "%s", err)
 		return nil
 	}
 	return sel
-}
-
-// sortErrors orders parse errors by line and column.
-func sortErrors(errs kpatch.ErrorList) {
-	slices.SortStableFunc(errs, func(a, b error) int {
-		pa, pb := a.(*kpatch.ParseError).Pos, b.(*kpatch.ParseError).Pos
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Column - pb.Column
-	})
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // candidate is an object a source may select, with its id.
@@ -185,7 +185,7 @@ func (o options) splice(target, v string) string {
 // the subtree, or the scalar decoded with its own tag.
 func (v value) object() (any, *failure) {
 	if !v.isScalar() {
-		return kpatch.DeepCopy(v.tree), nil
+		return jsonvalue.DeepCopy(v.tree), nil
 	}
 	out, err := resolve(v.tag, v.text)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // YAML tags of the scalars of a decoded object. kustomize works on YAML
@@ -59,7 +59,7 @@ func scalarOf(x any) (tag, text string, ok bool) {
 	case int32:
 		return tagInt, strconv.FormatInt(int64(v), 10), true
 	case float64:
-		return tagFloat, kpatch.FormatFloat(v), true
+		return tagFloat, jsonvalue.FormatFloat(v), true
 	case json.Number:
 		if _, err := v.Int64(); err == nil {
 			return tagInt, v.String(), true
@@ -142,7 +142,7 @@ func normalize(v any) (any, error) {
 		return float64(x), nil
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, fmt.Errorf("json: unsupported value: %s", kpatch.FormatFloat(x))
+			return nil, fmt.Errorf("json: unsupported value: %s", jsonvalue.FormatFloat(x))
 		}
 		return x, nil
 	case time.Time:

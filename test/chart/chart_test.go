@@ -1,8 +1,10 @@
 // Package chart tests the Helm chart charts/kpatch-webhook with Helm's own
 // packages: lint, schema, rendering of every mode, assertions on what
-// keeps a cluster safe, and a server-side dry run of every rendered object
-// on the real kube-apiserver, with the cert-manager and Prometheus
-// operator CRDs installed.
+// keeps a cluster safe, a server-side dry run of every rendered object on
+// the real kube-apiserver, with the cert-manager and Prometheus operator
+// CRDs installed, and of the defaults on a bare one; config/default and the
+// RBAC table of docs/security.md are kept equal to the chart. It is a
+// module of its own, so that Helm stays out of the product's go.mod.
 package chart
 
 import (
@@ -60,7 +62,7 @@ var modes = []struct {
 }{
 	{"default", nil},
 	{"fail-closed", map[string]any{"webhook": map[string]any{"failurePolicy": "Fail"}}},
-	{"self-managed-tls", map[string]any{"tls": map[string]any{"mode": "self-managed"}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}},
+	{"cert-manager", map[string]any{"tls": map[string]any{"certManager": map[string]any{"enabled": true}}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}},
 	{"monitoring-and-example", map[string]any{
 		"metrics":  map[string]any{"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}},
 		"registry": map[string]any{"example": true},
@@ -68,7 +70,22 @@ var modes = []struct {
 	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
-		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi", "namespaceSources": false}}},
+		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
+	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true}}},
+	{"filtered", map[string]any{"webhook": map[string]any{
+		"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "kpatch.dev/skip", "operator": "DoesNotExist"}}},
+		"exclude": map[string]any{
+			"users":           []any{"system:kube-controller-manager"},
+			"groups":          []any{"system:nodes"},
+			"serviceAccounts": []any{"kube-system/generic-garbage-collector", "argocd/argocd-application-controller"},
+		},
+		"matchConditions": []any{map[string]any{"name": "not-dry-run", "expression": "!request.dryRun"}},
+	}}},
+	{"own-security-context", map[string]any{
+		"priorityClassName":  "",
+		"podSecurityContext": map[string]any{"runAsNonRoot": true, "runAsUser": 1000, "fsGroup": 1000, "seccompProfile": map[string]any{"type": "RuntimeDefault"}},
+		"securityContext":    map[string]any{"runAsUser": 1000, "readOnlyRootFilesystem": true},
+	}},
 	{"scaled-with-dashboard", map[string]any{
 		"autoscaling": map[string]any{"enabled": true, "minReplicas": 2, "maxReplicas": 6, "targetCPUUtilizationPercentage": 60},
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
@@ -180,22 +197,30 @@ func TestLint(t *testing.T) {
 func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
 	ch := loadChart(t)
 	for name, values := range map[string]map[string]any{
-		"unknown top-level key":    {"replicas": 2},
-		"unknown nested key":       {"webhook": map[string]any{"failurePolcy": "Fail"}},
-		"mistyped replicaCount":    {"replicaCount": "two"},
-		"bad failure policy":       {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
-		"bad operation":            {"webhook": map[string]any{"operations": []any{"DELETE"}}},
-		"bad TLS mode":             {"tls": map[string]any{"mode": "none"}},
-		"mistyped monitor":         {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
-		"bad duration":             {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
-		"timeout above 30s":        {"webhook": map[string]any{"timeoutSeconds": 31}},
-		"mistyped namespace label": {"networkPolicy": map[string]any{"metricsNamespaceLabels": map[string]any{"a": 1}}},
-		"mistyped policy":          {"networkPolicy": map[string]any{"enabled": "true"}},
-		"bad webhook peer":         {"networkPolicy": map[string]any{"webhookFrom": []any{map[string]any{"everyone": true}}}},
-		"bad reader subject":       {"metrics": map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "Robot", "name": "r"}}}}},
-		"bad file size":            {"registry": map[string]any{"maxFileSize": "1 MB"}},
-		"negative file count":      {"registry": map[string]any{"maxFiles": -1}},
-		"mistyped election":        {"leaderElection": map[string]any{"enabled": "yes"}},
+		"unknown top-level key":     {"replicas": 2},
+		"unknown nested key":        {"webhook": map[string]any{"failurePolcy": "Fail"}},
+		"mistyped replicaCount":     {"replicaCount": "two"},
+		"bad failure policy":        {"webhook": map[string]any{"failurePolicy": "Sometimes"}},
+		"bad operation":             {"webhook": map[string]any{"operations": []any{"DELETE"}}},
+		"the former TLS mode":       {"tls": map[string]any{"mode": "cert-manager"}},
+		"mistyped cert-manager":     {"tls": map[string]any{"certManager": map[string]any{"enabled": "yes"}}},
+		"the former token file":     {"metrics": map[string]any{"serviceMonitor": map[string]any{"bearerTokenFile": "/token"}}},
+		"bad service account":       {"webhook": map[string]any{"exclude": map[string]any{"serviceAccounts": []any{"no-namespace"}}}},
+		"unknown exclusion":         {"webhook": map[string]any{"exclude": map[string]any{"roles": []any{"admin"}}}},
+		"condition without CEL":     {"webhook": map[string]any{"matchConditions": []any{map[string]any{"name": "a"}}}},
+		"condition named as ours":   {"webhook": map[string]any{"matchConditions": []any{map[string]any{"name": "kpatch-exclude-users", "expression": "true"}}}},
+		"bad selector operator":     {"webhook": map[string]any{"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "a", "operator": "Has"}}}}},
+		"mistyped security context": {"podSecurityContext": "restricted"},
+		"mistyped monitor":          {"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": "yes"}}},
+		"bad duration":              {"tls": map[string]any{"certManager": map[string]any{"certDuration": "a month"}}},
+		"timeout above 30s":         {"webhook": map[string]any{"timeoutSeconds": 31}},
+		"mistyped namespace label":  {"networkPolicy": map[string]any{"metricsNamespaceLabels": map[string]any{"a": 1}}},
+		"mistyped policy":           {"networkPolicy": map[string]any{"enabled": "true"}},
+		"bad webhook peer":          {"networkPolicy": map[string]any{"webhookFrom": []any{map[string]any{"everyone": true}}}},
+		"bad reader subject":        {"metrics": map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "Robot", "name": "r"}}}}},
+		"bad file size":             {"registry": map[string]any{"maxFileSize": "1 MB"}},
+		"negative file count":       {"registry": map[string]any{"maxFiles": -1}},
+		"mistyped election":         {"leaderElection": map[string]any{"enabled": "yes"}},
 	} {
 		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
 		if err == nil {
@@ -238,12 +263,15 @@ func TestWebhookConfiguration(t *testing.T) {
 			t.Errorf("%s: extra exclusion missing: %v", m.name, excluded)
 		}
 		inject := mwc.Annotations["cert-manager.io/inject-ca-from"]
-		if m.name == "self-managed-tls" {
-			if inject != "" {
-				t.Errorf("%s: cert-manager CA injection in self-managed mode", m.name)
+		if m.name == "cert-manager" {
+			if inject != namespace+"/kpatch-webhook-serving" {
+				t.Errorf("%s: inject-ca-from %q", m.name, inject)
 			}
-		} else if inject != namespace+"/kpatch-webhook-serving" {
-			t.Errorf("%s: inject-ca-from %q", m.name, inject)
+		} else if inject != "" {
+			t.Errorf("%s: cert-manager CA injection in self-managed mode", m.name)
+		}
+		if m.name != "filtered" && (w.ObjectSelector != nil || len(w.MatchConditions) != 0) {
+			t.Errorf("%s: objectSelector %v, matchConditions %v by default", m.name, w.ObjectSelector, w.MatchConditions)
 		}
 		if w.ClientConfig.Service == nil || *w.ClientConfig.Service.Path != "/mutate" {
 			t.Errorf("%s: client config %+v", m.name, w.ClientConfig)
@@ -261,8 +289,22 @@ func TestWebhookConfiguration(t *testing.T) {
 		// tenant registries off by default
 		managed := m.name != "static-rules"
 		if slices.Contains(args, "--manage-webhook-rules=true") != managed ||
-			managed && !slices.Contains(args, "--webhook-configuration-name="+mwc.Name) {
+			!slices.Contains(args, "--webhook-configuration-name="+mwc.Name) {
 			t.Errorf("%s: managed rules %v: args %v", m.name, managed, args)
+		}
+		// self-managed TLS unless cert-manager is asked for
+		selfManaged := []string{"--tls-mode=self-managed", "--tls-secret-name=kpatch-webhook-ca",
+			"--tls-dns-names=kpatch-webhook.kpatch-system.svc,kpatch-webhook.kpatch-system.svc.cluster.local"}
+		for _, a := range selfManaged {
+			if slices.Contains(args, a) == (m.name == "cert-manager") {
+				t.Errorf("%s: %s in %v", m.name, a, args)
+			}
+		}
+		if slices.Contains(args, "--cert-dir=/tls") != (m.name == "cert-manager") {
+			t.Errorf("%s: --cert-dir: args %v", m.name, args)
+		}
+		if slices.Contains(args, "--namespace-sources=true") != (m.name == "namespace-sources") {
+			t.Errorf("%s: namespace sources: args %v", m.name, args)
 		}
 		if slices.Contains(args, "--tenant-registries=true") != (m.name == "tenants") {
 			t.Errorf("%s: tenant registries: args %v", m.name, args)
@@ -307,6 +349,8 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"KpatchInternalErrors":        "kpatch_internal_errors_total",
 		"KpatchRegistryOverLimit":     `max by (limit) (kpatch_registry_over_limit_files{namespace="kpatch-system"}) > 0`,
 		"KpatchLastGoodNotStored":     `max(kpatch_last_good_not_stored_files{namespace="kpatch-system"}) > 0`,
+		// the API server's own count of calls it gave up on and admitted
+		"KpatchWebhookFailingOpen": `sum(increase(apiserver_admission_webhook_fail_open_count{name="mutate.kpatch.dev"}[10m])) > 0`,
 	} {
 		if !strings.Contains(got[name], want) {
 			t.Errorf("alert %s: %q, want %q", name, got[name], want)
@@ -367,6 +411,14 @@ func TestPodIsRestrictedAndHighlyAvailable(t *testing.T) {
 	if sc == nil || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
 		t.Errorf("container security context %+v", sc)
 	}
+	// no fixed user: OpenShift's restricted SCC assigns one per namespace
+	// and refuses any other
+	if pod.SecurityContext.RunAsUser != nil || pod.SecurityContext.RunAsGroup != nil || sc.RunAsUser != nil || sc.RunAsGroup != nil {
+		t.Errorf("a fixed user: pod %+v, container %+v", pod.SecurityContext, sc)
+	}
+	if pod.PriorityClassName != "system-cluster-critical" {
+		t.Errorf("priorityClassName %q", pod.PriorityClassName)
+	}
 	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Scheme != corev1.URISchemeHTTPS || c.ReadinessProbe.HTTPGet.Port.String() != "webhook" {
 		t.Errorf("readiness probe is not on the TLS listener: %+v", c.ReadinessProbe)
 	}
@@ -391,6 +443,44 @@ func TestPodIsRestrictedAndHighlyAvailable(t *testing.T) {
 	}
 }
 
+// TestSecurityContextsAndPriorityAreValues: the pod's and the container's
+// security contexts and the priority class are the user's to set.
+func TestSecurityContextsAndPriorityAreValues(t *testing.T) {
+	pod := typed[appsv1.Deployment](t, render(t, modeValues(t, "own-security-context")), "Deployment").Spec.Template.Spec
+	if pod.PriorityClassName != "" {
+		t.Errorf("priorityClassName %q", pod.PriorityClassName)
+	}
+	psc, sc := pod.SecurityContext, pod.Containers[0].SecurityContext
+	if psc == nil || psc.RunAsUser == nil || *psc.RunAsUser != 1000 || psc.FSGroup == nil || *psc.FSGroup != 1000 {
+		t.Errorf("pod security context %+v", psc)
+	}
+	// values merge with the defaults: what is not overridden stays
+	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 1000 || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v", sc)
+	}
+}
+
+// TestDefaultsInstallOnABareCluster: with no values, the chart renders
+// only objects of the API groups every cluster serves (no cert-manager, no
+// Prometheus operator) and grants nothing on ConfigMaps outside the release
+// namespace.
+func TestDefaultsInstallOnABareCluster(t *testing.T) {
+	builtin := []string{"", "apps", "policy", "rbac.authorization.k8s.io", "admissionregistration.k8s.io"}
+	for _, u := range render(t, nil) {
+		if g := u.GroupVersionKind().Group; !slices.Contains(builtin, g) {
+			t.Errorf("%s %s of API group %s", u.GetKind(), u.GetName(), g)
+		}
+	}
+	for name, cr := range all[rbacv1.ClusterRole](t, render(t, nil), "ClusterRole") {
+		for _, r := range cr.Rules {
+			if slices.Contains(r.Resources, "configmaps") || slices.Contains(r.Resources, "*") || slices.Contains(r.Verbs, "*") {
+				t.Errorf("ClusterRole %s grants %v on %v", name, r.Verbs, r.Resources)
+			}
+		}
+	}
+}
+
 func TestRBACIsLeastPrivilege(t *testing.T) {
 	for _, m := range modes {
 		objs := render(t, m.values)
@@ -406,7 +496,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 				case res == "leases" && m.name != "single-replica" && r.APIGroups[0] == "coordination.k8s.io" &&
 					(slices.Equal(r.Verbs, []string{"get", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"}) || slices.Equal(r.Verbs, []string{"create"})):
 				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
-				case res == "secrets" && m.name == "self-managed-tls" && (len(r.ResourceNames) == 1 || slices.Equal(r.Verbs, []string{"create"})):
+				case res == "secrets" && m.name != "cert-manager" && (slices.Equal(r.ResourceNames, []string{"kpatch-webhook-ca"}) || slices.Equal(r.Verbs, []string{"create"})):
 				default:
 					t.Errorf("%s: Role grants %v on %s (names %v)", m.name, r.Verbs, res, r.ResourceNames)
 				}
@@ -414,21 +504,23 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		}
 		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
 		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces"}
-		managed := m.name != "static-rules"
-		if managed || m.name == "self-managed-tls" {
-			want = append(want, "kpatch-system-kpatch-webhook")
+		if m.name != "static-rules" {
+			want = append(want, "kpatch-system-kpatch-webhook-rules")
+		}
+		if m.name != "cert-manager" {
+			want = append(want, "kpatch-system-kpatch-webhook-cabundle")
 		}
 		if m.name == "tenants" {
 			want = append(want, "kpatch-system-kpatch-webhook-tenants")
 		}
-		if m.name != "single-replica" { // webhook.namespaceSources: false
+		if m.name == "namespace-sources" {
 			want = append(want, "kpatch-system-kpatch-webhook-sources")
 		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
 		for name, cr := range roles {
-			if problem := clusterRoleProblem(name, cr.Rules, managed); problem != "" {
+			if problem := clusterRoleProblem(name, cr.Rules); problem != "" {
 				t.Errorf("%s: ClusterRole %s: %s: %+v", m.name, name, problem, cr.Rules)
 			}
 		}
@@ -441,12 +533,18 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		if (reader != nil) != (m.name == "closed-doors") || reader != nil && (len(reader.Subjects) != 1 || reader.Subjects[0].Name != "prometheus") {
 			t.Errorf("%s: the metrics-reader binding %+v", m.name, reader)
 		}
+		// the ServiceMonitor's own identity may read /metrics, nothing else
+		scraper := bindings["kpatch-system-kpatch-webhook-metrics-scraper"]
+		monitored := m.name == "cert-manager" || m.name == "monitoring-and-example"
+		if (scraper != nil) != monitored || scraper != nil && (scraper.RoleRef.Name != "kpatch-system-kpatch-webhook-metrics-reader" ||
+			len(scraper.Subjects) != 1 || scraper.Subjects[0].Name != "kpatch-webhook-metrics-scraper" || scraper.Subjects[0].Namespace != namespace) {
+			t.Errorf("%s: the metrics-scraper binding %+v", m.name, scraper)
+		}
 	}
 }
 
-// clusterRoleProblem says what a cluster role grants beyond its purpose;
-// managed: the chart manages the webhook rules.
-func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) string {
+// clusterRoleProblem says what a cluster role grants beyond its purpose.
+func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 	type grant struct{ group, resource, verbs, url string }
 	var got []grant
 	for _, r := range rules {
@@ -468,7 +566,13 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) st
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
-		"kpatch-system-kpatch-webhook":            {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// self-managed TLS: the caBundle, read uncached
+		"kpatch-system-kpatch-webhook-cabundle": {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// managed rules: the configuration from an informer, and the CRDs
+		"kpatch-system-kpatch-webhook-rules": {
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,list,watch,patch", ""},
+			{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""},
+		},
 		"kpatch-system-kpatch-webhook-tenants": {
 			{"", "configmaps", "get,list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
@@ -476,17 +580,13 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule, managed bool) st
 		// the source ConfigMaps of replacements, from a label-selected informer
 		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
 	}[name]
-	if name == "kpatch-system-kpatch-webhook" && managed {
-		want = []grant{
-			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch,list,watch", ""},
-			{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""},
-		}
-	}
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)
 	}
-	if name == "kpatch-system-kpatch-webhook" && !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
-		return "not limited to its own webhook configuration"
+	if strings.HasSuffix(name, "-cabundle") || strings.HasSuffix(name, "-rules") {
+		if !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
+			return "not limited to its own webhook configuration"
+		}
 	}
 	return ""
 }
@@ -541,9 +641,23 @@ func TestNetworkPolicy(t *testing.T) {
 	}
 }
 
+// TestServiceMonitorScrapesHTTPSWithAToken: the ServiceMonitor scrapes
+// over HTTPS, verifies the webhook's CA, and sends a token with
+// authorization credentials: by default the token Secret of a
+// ServiceAccount of its own, else the Secret it is given.
 func TestServiceMonitorScrapesHTTPSWithAToken(t *testing.T) {
-	for mode, caSecret := range map[string]string{"cert-manager": "kpatch-webhook-tls", "self-managed": "kpatch-webhook-ca"} {
-		objs := render(t, map[string]any{"tls": map[string]any{"mode": mode}, "metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}})
+	for _, c := range []struct {
+		name                  string
+		values                map[string]any
+		caSecret, secret, key string
+		scraperServiceAccount bool
+	}{
+		{"self-managed", nil, "kpatch-webhook-ca", "kpatch-webhook-metrics-scraper-token", "token", true},
+		{"cert-manager", map[string]any{"tls": map[string]any{"certManager": map[string]any{"enabled": true}}}, "kpatch-webhook-tls", "kpatch-webhook-metrics-scraper-token", "token", true},
+		{"own secret", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"credentials": map[string]any{"secretName": "prometheus-token", "key": "t"}}}}, "kpatch-webhook-ca", "prometheus-token", "t", false},
+	} {
+		values := chartutil.CoalesceTables(map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}, c.values)
+		objs := render(t, values)
 		var sm *unstructured.Unstructured
 		for _, u := range objs {
 			if u.GetKind() == "ServiceMonitor" {
@@ -551,27 +665,44 @@ func TestServiceMonitorScrapesHTTPSWithAToken(t *testing.T) {
 			}
 		}
 		if sm == nil {
-			t.Fatalf("%s: no ServiceMonitor", mode)
+			t.Fatalf("%s: no ServiceMonitor", c.name)
 		}
 		endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
 		if len(endpoints) != 1 {
-			t.Fatalf("%s: endpoints %v", mode, endpoints)
+			t.Fatalf("%s: endpoints %v", c.name, endpoints)
 		}
 		e := endpoints[0].(map[string]any)
 		secret, _, _ := unstructured.NestedString(e, "tlsConfig", "ca", "secret", "name")
 		key, _, _ := unstructured.NestedString(e, "tlsConfig", "ca", "secret", "key")
 		server, _, _ := unstructured.NestedString(e, "tlsConfig", "serverName")
-		if e["scheme"] != "https" || e["bearerTokenFile"] != "/var/run/secrets/kubernetes.io/serviceaccount/token" ||
-			secret != caSecret || key != "ca.crt" || server != "kpatch-webhook.kpatch-system.svc" {
-			t.Errorf("%s: endpoint %v", mode, e)
+		if e["scheme"] != "https" || secret != c.caSecret || key != "ca.crt" || server != "kpatch-webhook.kpatch-system.svc" {
+			t.Errorf("%s: endpoint %v", c.name, e)
+		}
+		if _, deprecated := e["bearerTokenFile"]; deprecated {
+			t.Errorf("%s: bearerTokenFile in %v", c.name, e)
+		}
+		authType, _, _ := unstructured.NestedString(e, "authorization", "type")
+		credSecret, _, _ := unstructured.NestedString(e, "authorization", "credentials", "name")
+		credKey, _, _ := unstructured.NestedString(e, "authorization", "credentials", "key")
+		if authType != "Bearer" || credSecret != c.secret || credKey != c.key {
+			t.Errorf("%s: authorization %v", c.name, e["authorization"])
+		}
+		// the token Secret the chart adds belongs to the scraper's ServiceAccount
+		tokens := all[corev1.Secret](t, objs, "Secret")
+		sas := all[corev1.ServiceAccount](t, objs, "ServiceAccount")
+		token := tokens["kpatch-webhook-metrics-scraper-token"]
+		if (token != nil) != c.scraperServiceAccount || (sas["kpatch-webhook-metrics-scraper"] != nil) != c.scraperServiceAccount {
+			t.Errorf("%s: scraper ServiceAccount and token %v %v", c.name, sas, tokens)
+		}
+		if token != nil && (token.Type != corev1.SecretTypeServiceAccountToken || token.Annotations[corev1.ServiceAccountNameKey] != "kpatch-webhook-metrics-scraper") {
+			t.Errorf("%s: token Secret %+v", c.name, token)
 		}
 	}
 }
 
 func TestModesRenderTheirObjects(t *testing.T) {
 	want := map[string][]string{
-		"default":                {"Certificate", "Certificate", "Issuer", "Issuer"},
-		"self-managed-tls":       {"ClusterRole", "ClusterRoleBinding"},
+		"cert-manager":           {"Certificate", "Certificate", "Issuer", "Issuer"},
 		"tenants":                {"ClusterRole", "ClusterRoleBinding"},
 		"monitoring-and-example": {"ConfigMap", "PrometheusRule", "ServiceMonitor"},
 	}
@@ -582,7 +713,7 @@ func TestModesRenderTheirObjects(t *testing.T) {
 				t.Errorf("%s: no %s among %v", m.name, k, got)
 			}
 		}
-		if m.name == "self-managed-tls" && slices.Contains(got, "Certificate") {
+		if m.name != "cert-manager" && (slices.Contains(got, "Certificate") || slices.Contains(got, "Issuer")) {
 			t.Errorf("%s: cert-manager objects rendered: %v", m.name, got)
 		}
 	}
@@ -664,10 +795,13 @@ func TestServerSideDryRun(t *testing.T) {
 	}
 }
 
-// certManagerVersion is the cert-manager version go.mod requires, whose
-// module ships the CRDs.
+// certManagerVersion is the cert-manager version the product's go.mod
+// requires (the module root, two directories up), whose module ships the
+// CRDs.
 func certManagerVersion(t *testing.T) string {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/cert-manager/cert-manager").Output()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/cert-manager/cert-manager")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +825,7 @@ const kustomizeDir = "../../config/default"
 // manifests: Helm's own labels become kustomize's.
 func kustomizeManifests(t *testing.T) []byte {
 	var out bytes.Buffer
-	out.WriteString("# Generated from charts/kpatch-webhook with its default values (release kpatch,\n# namespace kpatch-system) by `go test ./test/chart -update`; do not edit.\n")
+	out.WriteString("# Generated from charts/kpatch-webhook with its default values (release kpatch,\n# namespace kpatch-system) by `go test -run TestKustomizeConfigMatchesChart -update` in test/chart; do not edit.\n")
 	for _, u := range render(t, nil) {
 		labels := u.GetLabels()
 		delete(labels, "helm.sh/chart")
@@ -722,6 +856,6 @@ func TestKustomizeConfigMatchesChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the chart's rendering; run go test ./test/chart -update", path)
+		t.Errorf("%s differs from the chart's rendering; run go test -run TestKustomizeConfigMatchesChart -update in test/chart", path)
 	}
 }

@@ -46,3 +46,32 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "kpatch.lastGoodConfigMap" -}}
 {{ include "kpatch.fullname" . }}-last-good
 {{- end -}}
+
+{{/* The webhook's matchConditions, as a YAML list: the exclusions of
+webhook.exclude as CEL on request.userInfo (service accounts become their
+user names), then webhook.matchConditions as they are. Lists are written as
+JSON, which is CEL's list literal syntax too. */}}
+{{- define "kpatch.matchConditions" -}}
+{{- $users := list -}}
+{{- range .Values.webhook.exclude.users -}}
+{{- $users = append $users . -}}
+{{- end -}}
+{{- range .Values.webhook.exclude.serviceAccounts -}}
+{{- $sa := splitList "/" . -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:%s" (index $sa 0) (index $sa 1)) -}}
+{{- end -}}
+{{- $conditions := list -}}
+{{- with $users -}}
+{{- $conditions = append $conditions (dict "name" "kpatch-exclude-users" "expression" (printf "!(request.userInfo.username in %s)" (toJson .))) -}}
+{{- end -}}
+{{- with .Values.webhook.exclude.groups -}}
+{{- $conditions = append $conditions (dict "name" "kpatch-exclude-groups" "expression" (printf "!(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in %s))" (toJson .))) -}}
+{{- end -}}
+{{- concat $conditions .Values.webhook.matchConditions | toYaml -}}
+{{- end -}}
+
+{{/* The ServiceAccount whose token the ServiceMonitor scrapes with, when
+metrics.serviceMonitor.credentials.secretName names no Secret. */}}
+{{- define "kpatch.metricsScraper" -}}
+{{ include "kpatch.fullname" . }}-metrics-scraper
+{{- end -}}

@@ -1,4 +1,4 @@
-package kpatch
+package variables
 
 import (
 	yamlv3 "go.yaml.in/yaml/v3"

@@ -1,0 +1,157 @@
+package condition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/interpreter"
+	"k8s.io/apimachinery/pkg/util/version"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// The names of the variables a condition reads, beyond those of the API
+// server's admission environment (object, oldObject, namespaceObject,
+// request and params).
+const (
+	// PodSpecVar is the pod spec of a workload: spec of a Pod,
+	// spec.template.spec of a Deployment, spec.jobTemplate.spec.template.spec
+	// of a CronJob. Declared only for Options.Workload.
+	PodSpecVar = "podSpec"
+	// PodMetadataVar is the metadata of the same pod template.
+	PodMetadataVar = "podMetadata"
+)
+
+// ErrCostExceeded is the cause of an evaluation that ran out of its
+// per-call cost limit or of the request's Budget.
+var ErrCostExceeded = errors.New("CEL cost limit exceeded")
+
+// Options say which variables a condition may read.
+type Options struct {
+	// Workload declares podSpec and podMetadata (files whose targets are
+	// the @workload kinds).
+	Workload bool
+}
+
+// Condition is one compiled CEL condition. It is immutable and safe for
+// concurrent use.
+type Condition struct {
+	expr    string
+	program cel.Program
+}
+
+// Error is a condition that does not compile: the position is within the
+// expression, 1-based, Line 1 being the expression's own line.
+type Error struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg)
+}
+
+// accessor is what the API server's compiler reads of an expression.
+type accessor string
+
+func (a accessor) GetExpression() string    { return string(a) }
+func (a accessor) ReturnTypes() []*cel.Type { return []*cel.Type{cel.BoolType} }
+
+var _ plugincel.ExpressionAccessor = accessor("")
+
+// compilers are the API server's admission CEL compilers, one without and
+// one with the workload variables, built once (an environment costs
+// milliseconds).
+var compilers = sync.OnceValues(func() (plain, workload plugincel.Compiler) {
+	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	extended, err := base.Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions: []cel.EnvOption{
+			cel.Variable(PodSpecVar, cel.DynType),
+			cel.Variable(PodMetadataVar, cel.DynType),
+		},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("condition: extending the CEL environment: %v", err))
+	}
+	return plugincel.NewCompiler(base), plugincel.NewCompiler(extended)
+})
+
+// Compile compiles expr, which must be boolean. A compile error is an
+// *Error with the position of the problem in expr.
+func Compile(expr string, opts Options) (*Condition, error) {
+	plain, workload := compilers()
+	c := plain
+	if opts.Workload {
+		c = workload
+	}
+	res := c.CompileCELExpression(accessor(expr), plugincel.OptionalVariableDeclarations{HasParams: true}, environment.StoredExpressions)
+	if res.Error != nil {
+		return nil, compileError(expr, res.Error)
+	}
+	return &Condition{expr: expr, program: res.Program}, nil
+}
+
+// compileError turns the compiler's error into an *Error at the position
+// of its first issue (1:1 when it names none, as for a wrong type).
+func compileError(expr string, err *apiservercel.Error) error {
+	out := &Error{Line: 1, Column: 1, Msg: err.Detail}
+	var ce *apiservercel.CompilationError
+	if errors.As(err, &ce) && ce.Issues != nil && len(ce.Issues.Errors()) > 0 {
+		first := ce.Issues.Errors()[0]
+		loc := first.Location
+		out.Line, out.Column = loc.Line(), loc.Column()+1
+		out.Msg = first.Message
+		if n := len(ce.Issues.Errors()); n > 1 {
+			out.Msg += fmt.Sprintf(" (and %d more)", n-1)
+		}
+	} else if len(expr) == 0 {
+		out.Msg = "empty expression"
+	}
+	return out
+}
+
+// String is the expression as written.
+func (c *Condition) String() string { return c.expr }
+
+// Eval evaluates the condition over vars, charging its cost to budget
+// (nil: only the per-call limit). An evaluation error (a missing field
+// read without has(), a wrong type, the cost limit) is returned with the
+// expression; the caller decides what the file then does.
+func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
+	val, details, err := c.program.ContextEval(ctx, vars)
+	if vars.err != nil {
+		return false, fmt.Errorf("condition %q: %w", c.expr, vars.err)
+	}
+	if details != nil && budget != nil {
+		if cost := details.ActualCost(); cost != nil {
+			budget.charge(*cost)
+		}
+	}
+	if err != nil {
+		if isCostError(err) {
+			return false, fmt.Errorf("condition %q: %w (per call %d)", c.expr, ErrCostExceeded, celconfig.PerCallLimit)
+		}
+		return false, fmt.Errorf("condition %q: %w", c.expr, err)
+	}
+	if budget != nil && budget.exceeded() {
+		return false, fmt.Errorf("condition %q: %w (per request %d)", c.expr, ErrCostExceeded, budget.limit)
+	}
+	b, ok := val.(types.Bool)
+	if !ok {
+		return false, fmt.Errorf("condition %q: evaluated to %s, not a bool", c.expr, val.Type())
+	}
+	return bool(b), nil
+}
+
+// isCostError says whether err is cel-go's cost limit error.
+func isCostError(err error) bool {
+	var ee interpreter.EvalCancelledError
+	return errors.As(err, &ee) && ee.Cause == interpreter.CostLimitExceeded
+}

@@ -1,0 +1,185 @@
+package condition
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+)
+
+func deployment(replicas int64, labels map[string]any) map[string]any {
+	meta := map[string]any{"name": "web", "namespace": "shop"}
+	if labels != nil {
+		meta["labels"] = labels
+	}
+	return map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata":   meta,
+		"spec": map[string]any{
+			"replicas": replicas,
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec": map[string]any{"containers": []any{
+					map[string]any{"name": "main", "image": "nginx:1.27"},
+				}},
+			},
+		},
+	}
+}
+
+func mustCompile(t *testing.T, expr string, opts Options) *Condition {
+	t.Helper()
+	c, err := Compile(expr, opts)
+	if err != nil {
+		t.Fatalf("Compile(%q): %v", expr, err)
+	}
+	return c
+}
+
+func TestConditionsReadTheAdmissionVariables(t *testing.T) {
+	ns := map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "shop", "labels": map[string]any{"tier": "gold"}}}
+	controller := &admissionv1.AdmissionRequest{Operation: admissionv1.Update,
+		UserInfo: authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:deployment-controller"}}
+	cases := []struct {
+		expr string
+		in   Input
+		want bool
+	}{
+		{"object.spec.replicas > 2", Input{Object: deployment(3, nil)}, true},
+		{"object.spec.replicas > 2", Input{Object: deployment(2, nil)}, false},
+		{"has(object.metadata.labels) && object.metadata.labels.tier == 'gold'", Input{Object: deployment(1, map[string]any{"tier": "gold"})}, true},
+		{"has(object.metadata.labels) && object.metadata.labels.tier == 'gold'", Input{Object: deployment(1, nil)}, false},
+		{"namespaceObject.metadata.labels['tier'] == 'gold'", Input{Object: deployment(1, nil), Namespace: ns}, true},
+		{"namespaceObject == null", Input{Object: deployment(1, nil)}, true},
+		{"!request.userInfo.username.startsWith('system:serviceaccount:kube-system:')", Input{Object: deployment(1, nil), Request: controller}, false},
+		{"request.operation == 'CREATE'", Input{Object: deployment(1, nil)}, true},
+		{"request.operation == 'UPDATE' && oldObject.spec.replicas != object.spec.replicas", Input{Object: deployment(3, nil), OldObject: deployment(1, nil), Request: controller}, true},
+		{"oldObject == null", Input{Object: deployment(1, nil)}, true},
+		{"params.tier == 'gold'", Input{Object: deployment(1, nil), Params: map[string]any{"tier": "gold"}}, true},
+		{"request.kind.kind == 'Deployment' && request.namespace == 'shop'", Input{Object: deployment(1, nil)}, true},
+		{"object.spec.template.spec.containers.exists(c, c.image.startsWith('nginx'))", Input{Object: deployment(1, nil)}, true},
+	}
+	for _, tc := range cases {
+		c := mustCompile(t, tc.expr, Options{})
+		got, err := c.Eval(context.Background(), NewVars(&tc.in), NewBudget(0))
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
+func TestWorkloadConditionsReadThePodTemplate(t *testing.T) {
+	expr := "podSpec.containers.all(c, c.name != 'proxy') && podMetadata.labels.app == 'web'"
+	if _, err := Compile(expr, Options{}); err == nil {
+		t.Fatalf("podSpec compiled outside a workload file")
+	}
+	c := mustCompile(t, expr, Options{Workload: true})
+	d := deployment(1, nil)
+	tmpl := d["spec"].(map[string]any)["template"].(map[string]any)
+	in := Input{Object: d, PodSpec: tmpl["spec"].(map[string]any), PodMetadata: tmpl["metadata"].(map[string]any)}
+	got, err := c.Eval(context.Background(), NewVars(&in), nil)
+	if err != nil || !got {
+		t.Fatalf("Eval = %v, %v; want true", got, err)
+	}
+}
+
+func TestCompileErrorsSayWhere(t *testing.T) {
+	cases := []struct {
+		expr      string
+		line, col int
+		msg       string
+	}{
+		{"object.spec.replicas >", 1, 23, "Syntax error"},
+		{"object.spec.replicas > 2 && undeclared.x", 1, 29, "undeclared reference"},
+		{"object.spec.replicas", 1, 1, "must evaluate to bool"},
+		{"1 + 'a' == 2", 1, 3, "no matching overload"},
+	}
+	for _, tc := range cases {
+		_, err := Compile(tc.expr, Options{})
+		var ce *Error
+		if !errors.As(err, &ce) {
+			t.Errorf("Compile(%q) = %v, want *Error", tc.expr, err)
+			continue
+		}
+		if ce.Line != tc.line || ce.Column != tc.col || !strings.Contains(ce.Msg, tc.msg) {
+			t.Errorf("Compile(%q) = %d:%d %q, want %d:%d containing %q", tc.expr, ce.Line, ce.Column, ce.Msg, tc.line, tc.col, tc.msg)
+		}
+	}
+}
+
+func TestHostileConditionsAreStoppedByTheCostLimit(t *testing.T) {
+	// Each level multiplies the work by the list's length: far past the
+	// API server's per-call limit on any object.
+	expr := "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
+	c, err := Compile(expr, Options{})
+	if err != nil {
+		return // refused at compile time: bounded too
+	}
+	_, err = c.Eval(context.Background(), NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
+	if !errors.Is(err, ErrCostExceeded) {
+		t.Fatalf("Eval = %v, want ErrCostExceeded", err)
+	}
+}
+
+func TestBudgetBoundsARequest(t *testing.T) {
+	c := mustCompile(t, "object.spec.template.spec.containers.all(x, x.name.size() > 0)", Options{})
+	b := NewBudget(1)
+	in := Input{Object: deployment(1, nil)}
+	if _, err := c.Eval(context.Background(), NewVars(&in), b); !errors.Is(err, ErrCostExceeded) {
+		t.Fatalf("first Eval over a budget of 1 = %v, want ErrCostExceeded", err)
+	}
+	if b.Spent() == 0 {
+		t.Fatalf("nothing charged")
+	}
+	b = NewBudget(0)
+	for i := 0; i < 3; i++ {
+		if _, err := c.Eval(context.Background(), NewVars(&in), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Spent() == 0 {
+		t.Fatal("nothing charged over three evaluations")
+	}
+}
+
+func TestEvaluationErrorsAreReturned(t *testing.T) {
+	c := mustCompile(t, "object.spec.missing > 1", Options{})
+	if _, err := c.Eval(context.Background(), NewVars(&Input{Object: deployment(1, nil)}), nil); err == nil || !strings.Contains(err.Error(), "no such key") {
+		t.Fatalf("Eval = %v, want a no such key error", err)
+	}
+}
+
+// BenchmarkConditionEval is one condition's cost on an object whose Vars
+// the request already made (as the apply loop shares them).
+func BenchmarkConditionEval(b *testing.B) {
+	for _, expr := range []string{
+		"object.spec.replicas > 2",
+		"has(object.metadata.labels) && object.metadata.labels.tier == 'gold'",
+		"!request.userInfo.username.startsWith('system:serviceaccount:kube-system:')",
+	} {
+		b.Run(expr, func(b *testing.B) {
+			c, err := Compile(expr, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := Input{Object: deployment(3, map[string]any{"tier": "gold"})}
+			vars := NewVars(&in)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if ok, err := c.Eval(ctx, vars, nil); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}

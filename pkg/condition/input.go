@@ -1,0 +1,164 @@
+package condition
+
+import (
+	"fmt"
+
+	"github.com/google/cel-go/interpreter"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+)
+
+// Input is what a condition reads: the objects as decoded JSON (maps,
+// slices, strings, bools, int64, float64, nil), the request, and the
+// bound values of the file.
+type Input struct {
+	// Object is the object being admitted, after the files before this
+	// one applied; OldObject the stored object of an UPDATE (nil on
+	// CREATE).
+	Object, OldObject map[string]any
+	// Namespace is the object's Namespace (nil for cluster-scoped
+	// objects, or when it is not known).
+	Namespace map[string]any
+	// Request is the admission request; its objects are not read (object
+	// and oldObject are the variables for them).
+	Request *admissionv1.AdmissionRequest
+	// Params are the values bound to the file (variable params).
+	Params map[string]any
+	// PodSpec and PodMetadata are the workload's pod template, for
+	// conditions compiled with Options.Workload.
+	PodSpec, PodMetadata map[string]any
+}
+
+// OfflineRequest is the request a condition sees offline (kpatch apply
+// and test): a CREATE of obj by an unnamed user, not a dry run.
+func OfflineRequest(obj map[string]any) *admissionv1.AdmissionRequest {
+	req := &admissionv1.AdmissionRequest{
+		Operation: admissionv1.Create,
+		UserInfo:  authenticationv1.UserInfo{},
+	}
+	if obj == nil {
+		return req
+	}
+	api, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	gv, _ := runtimeGroupVersion(api)
+	req.Kind.Group, req.Kind.Version, req.Kind.Kind = gv[0], gv[1], kind
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		req.Name, _ = meta["name"].(string)
+		req.Namespace, _ = meta["namespace"].(string)
+	}
+	return req
+}
+
+// runtimeGroupVersion splits an apiVersion into group and version.
+func runtimeGroupVersion(apiVersion string) ([2]string, bool) {
+	for i := 0; i < len(apiVersion); i++ {
+		if apiVersion[i] == '/' {
+			return [2]string{apiVersion[:i], apiVersion[i+1:]}, true
+		}
+	}
+	return [2]string{"", apiVersion}, apiVersion != ""
+}
+
+// Vars are the variables of one object's conditions, converted from an
+// Input once, each when a condition first reads it, and shared by every
+// condition evaluated for that object. Not safe for concurrent use.
+type Vars struct {
+	in        *Input
+	request   any
+	namespace any
+	converted uint8 // bits: 1 request, 2 namespace
+	err       error
+}
+
+var _ interpreter.Activation = (*Vars)(nil)
+
+// NewVars returns the variables of in; in must not change while they are
+// in use.
+func NewVars(in *Input) *Vars { return &Vars{in: in} }
+
+// ResolveName returns the variable name, for the CEL interpreter.
+func (v *Vars) ResolveName(name string) (any, bool) {
+	in := v.in
+	switch name {
+	case plugincel.ObjectVarName:
+		return jsonOrNull(in.Object), true
+	case plugincel.OldObjectVarName:
+		return jsonOrNull(in.OldObject), true
+	case plugincel.ParamsVarName:
+		return jsonOrNull(in.Params), true
+	case PodSpecVar:
+		return jsonOrNull(in.PodSpec), true
+	case PodMetadataVar:
+		return jsonOrNull(in.PodMetadata), true
+	case plugincel.RequestVarName:
+		if v.converted&1 == 0 {
+			req := in.Request
+			if req == nil {
+				req = OfflineRequest(in.Object)
+			}
+			v.request, v.err = requestValue(req)
+			v.converted |= 1
+		}
+		return v.request, true
+	case plugincel.NamespaceVarName:
+		if v.converted&2 == 0 {
+			v.namespace, v.err = namespaceValue(in.Namespace)
+			v.converted |= 2
+		}
+		return v.namespace, true
+	}
+	return nil, false
+}
+
+// Parent is nil: Vars are the only activation.
+func (v *Vars) Parent() interpreter.Activation { return nil }
+
+// jsonOrNull is m, or CEL's null for a nil map.
+func jsonOrNull(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// namespaceValue is the Namespace as the API server gives it to
+// conditions: metadata (without managed fields), spec and status.
+func namespaceValue(m map[string]any) (any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	var ns corev1.Namespace
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ns); err != nil {
+		return nil, fmt.Errorf("namespaceObject: %w", err)
+	}
+	return common.SchemalessTypedToVal(plugincel.CreateNamespaceObject(&ns)), nil
+}
+
+// requestValue is the request as conditions read it: the admission
+// request's JSON without its objects, where userInfo.username is always
+// present (empty for the unnamed user of the CLI), so that a condition
+// on the caller's name reads "" instead of failing.
+func requestValue(req *admissionv1.AdmissionRequest) (any, error) {
+	r := *req
+	r.Object, r.OldObject = runtime.RawExtension{}, runtime.RawExtension{}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&r)
+	if err != nil {
+		return nil, fmt.Errorf("request: %w", err)
+	}
+	delete(m, "object")
+	delete(m, "oldObject")
+	user, _ := m["userInfo"].(map[string]any)
+	if user == nil {
+		user = map[string]any{}
+		m["userInfo"] = user
+	}
+	if _, ok := user["username"]; !ok {
+		user["username"] = ""
+	}
+	return m, nil
+}
