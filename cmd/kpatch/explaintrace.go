@@ -107,7 +107,7 @@ func missingRequired(o *objectReport, run *apply.ObjectRun) {
 		if !ok || fr.Result == apply.Failed || fr.Err != nil {
 			continue
 		}
-		for _, f := range pf.Patch.MissingFields(run.Out, &fr.Ref) {
+		for _, f := range pf.Patch.MissingFields(run.Out, fr.Ref) {
 			o.MissingRequired = append(o.MissingRequired, &missingField{
 				Path: f.Path, File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Column})
 		}

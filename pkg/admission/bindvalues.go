@@ -43,7 +43,8 @@ func (h *Handler) bindValues(reg *registry.Registry, files []apply.File, req *ad
 			out = append(make([]apply.File, 0, len(files)), files[:i]...)
 		}
 		if err != nil {
-			failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: ref})
+			matched := ref
+			failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: &matched})
 			continue
 		}
 		if bound != nil { // nil: disabled for the object, or not its target

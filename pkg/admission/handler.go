@@ -124,8 +124,8 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	start := time.Now()
 	bound, leftOut := h.bindValues(reg, files, req, obj)
 	// debug level only (trace.go)
-	logTrace(ctx, log, obj, files, bound, leftOut, opts)
-	run, patch, ierr := applyFiles(ctx, obj, bound, opts)
+	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
+	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)
 	h.Metrics.applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)

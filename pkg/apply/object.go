@@ -12,26 +12,42 @@ type Object struct {
 	ctx  context.Context
 	opts kpatch.ApplyOptions // with Identity: ref
 	// ref is the object as the files match it: as it entered the loop,
-	// or as the last Batch file left it.
-	ref kpatch.ObjectRef
+	// or as the last Batch file left it. A new one is made then: the
+	// file runs keep the one they matched.
+	ref *kpatch.ObjectRef
+	// first is the ref of the object as it entered the loop.
+	first kpatch.ObjectRef
 	// shared says that the files share the copies they make in seq;
 	// otherwise each applies to its own copy of cur, which stays intact.
 	shared bool
 	seq    kpatch.Sequence
 	cur    map[string]any
-	src    *sources
+	src    *sources // the run's
+	own    sources  // the run's when it has this object only
 }
 
-func newObject(ctx context.Context, obj map[string]any, opts *Options, src *sources) *Object {
-	o := &Object{ctx: ctx, opts: opts.ApplyOptions, ref: kpatch.RefOf(obj, opts.Namespace), src: src, cur: obj}
-	o.opts.Identity = &o.ref
+// init starts the object obj of a run with opts, whose sources are src.
+func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, src *sources) {
+	o.ctx, o.opts, o.src, o.cur = ctx, opts.ApplyOptions, src, obj
+	o.first = kpatch.RefOf(obj, opts.Namespace)
+	o.ref = &o.first
+	o.opts.Identity = o.ref
+	src.from = opts.Sources
 	// a Check or an Observer reads the object before and after each
 	// file: each file then works on its own copy
 	o.shared = opts.Check == nil && opts.Observer == nil
 	if o.shared {
 		o.seq = kpatch.NewSequence(ctx, obj, o.opts)
 	}
-	return o
+}
+
+// rematch goes on from obj, as a Batch file left it: the next files
+// match it as it is now.
+func (o *Object) rematch(obj map[string]any) {
+	ref := kpatch.RefOf(obj, o.opts.Namespace)
+	o.ref = &ref
+	o.opts.Identity = o.ref
+	o.Set(obj)
 }
 
 // Context is the context of the run: a file stops when it ends.
@@ -44,7 +60,7 @@ func (o *Object) Options() kpatch.ApplyOptions { return o.opts }
 // Ref is the object as the files match it: as it entered the loop (or
 // as the last Batch file of a Stream left it), so that a file that
 // renames the object leaves the later ones matching the old name.
-func (o *Object) Ref() *kpatch.ObjectRef { return &o.ref }
+func (o *Object) Ref() *kpatch.ObjectRef { return o.ref }
 
 // Namespace is the namespace of an object that has none (an admission
 // request's).
@@ -74,8 +90,8 @@ func (o *Object) Set(obj map[string]any) {
 // out.
 func (o *Object) Sources(tenant bool) (sources, fallback []map[string]any) {
 	s := o.src
-	if !s.read && s.opts.Sources != nil {
-		s.sources, s.fallback = s.opts.Sources.Read(o.opts.Namespace)
+	if !s.read && s.from != nil {
+		s.sources, s.fallback = s.from.Read(o.opts.Namespace)
 	}
 	s.read = true
 	if tenant {
@@ -114,7 +130,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 // sources are the objects the files of a run read beside the objects
 // they apply to, read once.
 type sources struct {
-	opts              *Options
+	from              Sources
 	read              bool
 	sources, fallback []map[string]any
 }

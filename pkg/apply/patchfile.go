@@ -51,7 +51,7 @@ func (f PatchFile) MayTarget(kind, namespace, name string) bool {
 
 // Matches reports whether a target of the patch addresses the object as
 // the files match it.
-func (f PatchFile) Matches(o *Object) bool { return f.Patch.Targets(&o.ref) }
+func (f PatchFile) Matches(o *Object) bool { return f.Patch.Targets(o.ref) }
 
 // WithValues returns the patch bound to values.
 func (f PatchFile) WithValues(values *kpatch.Variables) File {

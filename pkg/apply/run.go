@@ -68,7 +68,7 @@ type FileRun struct {
 	// objects at once: the same error on each of them.
 	Shared bool
 	// Ref is the object as the file matched it.
-	Ref kpatch.ObjectRef
+	Ref *kpatch.ObjectRef
 }
 
 // ObjectRun is what the files did to one object.
@@ -112,16 +112,21 @@ func (r *ObjectRun) Required() []error {
 		if f.Result == Failed || f.Err != nil {
 			continue
 		}
-		out = append(out, f.File.Required(r.Out, &f.Ref)...)
+		out = append(out, f.File.Required(r.Out, f.Ref)...)
 	}
 	return out
 }
 
 // RunObject applies the files in order to one object: Run of one object.
 func RunObject(ctx context.Context, obj map[string]any, files []File, opts *Options) (*ObjectRun, error) {
-	o := newObject(ctx, obj, opts, &sources{opts: opts})
+	st := &struct { // one allocation for the run and the object
+		run ObjectRun
+		obj Object
+	}{run: ObjectRun{In: obj, Files: make([]FileRun, 0, len(files))}}
+	o := &st.obj
+	o.init(ctx, obj, opts, &o.own)
 	defer o.close()
-	run := &ObjectRun{In: obj, Files: make([]FileRun, 0, len(files))}
+	run := &st.run
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -140,11 +145,12 @@ func RunObject(ctx context.Context, obj map[string]any, files []File, opts *Opti
 // returns what the files did to each object, or ctx's error if ctx ends
 // between two files.
 func Run(ctx context.Context, objs []map[string]any, files []File, opts *Options) ([]*ObjectRun, error) {
-	src := &sources{opts: opts}
+	src := &sources{}
 	objects := make([]*Object, len(objs))
 	runs := make([]*ObjectRun, len(objs))
 	for i, obj := range objs {
-		objects[i] = newObject(ctx, obj, opts, src)
+		objects[i] = new(Object)
+		objects[i].init(ctx, obj, opts, src)
 		runs[i] = &ObjectRun{In: obj}
 	}
 	defer func() {
@@ -190,9 +196,8 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 			fr.Result = Unchanged
 		default:
 			fr.Result, after = Patched, out[i]
-			o.Set(after)
 		}
-		o.ref = kpatch.RefOf(after, opts.Namespace)
+		o.rematch(after)
 		runs[i].Files = append(runs[i].Files, fr)
 		if opts.Observer != nil {
 			opts.Observer.Observe(i, fr, cur[i], after)
