@@ -35,9 +35,9 @@ const maxNoteBytes = 1024
 // the rest.
 const maxEventItems = 3
 
-// eventNote joins items into one note: the first maxEventItems, a count
+// EventNote joins items into one note: the first maxEventItems, a count
 // of the rest, within maxNoteBytes.
-func eventNote(header string, items []string) string {
+func EventNote(header string, items []string) string {
 	lines := []string{}
 	if header != "" {
 		lines = append(lines, header)

@@ -15,14 +15,14 @@ import (
 // not cost its Event.
 func TestEventNoteFitsTheAPI(t *testing.T) {
 	long := strings.Repeat("é", 2000)
-	n := eventNote("header", []string{long})
+	n := EventNote("header", []string{long})
 	if len(n) > maxNoteBytes || !utf8.ValidString(n) || !strings.HasSuffix(n, " [...]") || !strings.HasPrefix(n, "header\n") {
 		t.Errorf("note of %d bytes: %.40q...", len(n), n)
 	}
-	if n := eventNote("", []string{"a", "b", "c", "d", "e"}); n != "a\nb\nc\nand 2 more" {
+	if n := EventNote("", []string{"a", "b", "c", "d", "e"}); n != "a\nb\nc\nand 2 more" {
 		t.Errorf("note %q", n)
 	}
-	if n := eventNote("", []string{"short"}); n != "short" {
+	if n := EventNote("", []string{"short"}); n != "short" {
 		t.Errorf("note %q", n)
 	}
 }

@@ -46,7 +46,7 @@ func (w *Watcher) reportProblems(problems []registry.Problem, leader bool) {
 		if reason == ReasonPatchCompiled {
 			kind = corev1.EventTypeNormal
 		}
-		w.Recorder.Eventf(g.cm, nil, kind, reason, "Compile", "%s", eventNote("", g.items))
+		w.Recorder.Eventf(g.cm, nil, kind, reason, "Compile", "%s", EventNote("", g.items))
 	}
 }
 
@@ -98,7 +98,7 @@ func (w *Watcher) reportNotStored(notStored []NotStored, cms []corev1.ConfigMap)
 	for i := range cms {
 		if items := byCM[w.compiler.ConfigMapID(&cms[i])]; len(items) > 0 && w.Recorder != nil {
 			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonLastGoodNotStored, "Store", "%s",
-				eventNote("these files apply, but the last good store cannot keep them: if they break, they do not apply", items))
+				EventNote("these files apply, but the last good store cannot keep them: if they break, they do not apply", items))
 		}
 	}
 }
@@ -132,7 +132,7 @@ func (w *Watcher) reportConflicts(report *registry.ConflictReport, fresh []*kpat
 				header = fmt.Sprintf("%d new conflicts among the first %d of the registry's %d, with an earlier file, which this ConfigMap's file wins:",
 					len(items), len(report.First), report.Total)
 			}
-			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonPatchConflict, "Compile", "%s", eventNote(header, items))
+			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonPatchConflict, "Compile", "%s", EventNote(header, items))
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/rules"
 	"kpatch.dev/kpatch/pkg/servingcert"
 )
 
@@ -242,7 +243,7 @@ func (o *Options) setupRulesKeeper(mgr manager.Manager, s settings, watcher *adm
 	for _, op := range s.operations {
 		ops = append(ops, admissionregistrationv1.OperationType(op))
 	}
-	keeper, err := admission.NewRulesKeeperFor(mgr, o.WebhookConfigurationName, watcher, ops)
+	keeper, err := rules.NewRulesKeeperFor(mgr, o.WebhookConfigurationName, watcher, ops)
 	if err != nil {
 		return err
 	}

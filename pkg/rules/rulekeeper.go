@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -142,7 +143,7 @@ func (k *RulesKeeper) reportUnserved(ctx context.Context, unserved []Unserved) {
 	defer k.mu.Unlock()
 	next := make(map[client.ObjectKey]string, len(byCM))
 	for _, key := range order {
-		note := eventNote("the webhook is not called for these targets; a CRD created later is picked up:", byCM[key])
+		note := admission.EventNote("the webhook is not called for these targets; a CRD created later is picked up:", byCM[key])
 		next[key] = note
 		if k.reported[key] == note {
 			continue

@@ -1,4 +1,4 @@
-package admission
+package rules
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -35,7 +36,7 @@ func crdMetadata() *metav1.PartialObjectMetadata {
 // it reads the configuration from a cache that holds it alone (added to
 // mgr), the registry from w, the served resources from discovery, and
 // writes with mgr's client. SetupWithManager registers it.
-func NewRulesKeeperFor(mgr manager.Manager, name string, w *Watcher, ops []admissionregistrationv1.OperationType) (*RulesKeeper, error) {
+func NewRulesKeeperFor(mgr manager.Manager, name string, w *admission.Watcher, ops []admissionregistrationv1.OperationType) (*RulesKeeper, error) {
 	c, err := cache.New(mgr.GetConfig(), cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
 		ByObject: map[client.Object]cache.ByObject{&admissionregistrationv1.MutatingWebhookConfiguration{}: {
@@ -65,7 +66,7 @@ func NewRulesKeeperFor(mgr manager.Manager, name string, w *Watcher, ops []admis
 // resolves the rules at election, after each registry sync of w, when a
 // CustomResourceDefinition or the configuration changes, and
 // periodically (Reconcile).
-func (k *RulesKeeper) SetupWithManager(mgr manager.Manager, w *Watcher) error {
+func (k *RulesKeeper) SetupWithManager(mgr manager.Manager, w *admission.Watcher) error {
 	synced := make(chan event.GenericEvent, 1)
 	previous := w.AfterSync
 	w.AfterSync = func(r *registry.Registry) {
@@ -88,3 +89,10 @@ func (k *RulesKeeper) SetupWithManager(mgr manager.Manager, w *Watcher) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(k)
 }
+
+// runnableCache is a cache the manager starts and waits for with its own
+// (a cache of one object is not a LeaderElectionRunnable, and would
+// otherwise wait for the election).
+type runnableCache struct{ cache.Cache }
+
+func (c runnableCache) GetCache() cache.Cache { return c.Cache }
