@@ -10,6 +10,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -60,10 +61,7 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 	out := &ResolvedRules{}
 	want := map[schema.GroupVersionResource]bool{}
 	for _, f := range reg.InOrder() {
-		if f.Patch == nil {
-			continue
-		}
-		for _, t := range patchTargets(f.Patch) {
+		for _, t := range fileTargets(f.File) {
 			candidates := usable
 			if !strings.ContainsAny(t.Kind, "*?@") {
 				candidates = byKind[strings.ToLower(t.Kind)]
@@ -101,22 +99,26 @@ func usableResources(served []ServedResource, ops []admissionregistrationv1.Oper
 	return out
 }
 
-// patchTargets are the targets of a patch's headers, each once.
-func patchTargets(p *kpatch.Patch) []*kpatch.Target {
-	f := p.File()
+// fileTargets are the targets of a file, each once: its kpatch targets,
+// or, for a kind without them (a replacements file), the kinds it names,
+// in any group. A kind it does not name (a select without a kind, or a
+// kind pattern) takes no resource: such a file acts on the kinds the
+// other files bring.
+func fileTargets(f apply.File) []*kpatch.Target {
+	targets := f.Targets()
+	if targets == nil {
+		kinds, _ := f.Kinds()
+		for _, k := range kinds {
+			targets = append(targets, &kpatch.Target{Kind: k, Name: "*"})
+		}
+	}
 	var out []*kpatch.Target
 	seen := map[string]bool{}
-	add := func(t *kpatch.Target) {
+	for _, t := range targets {
 		if s := t.String(); !seen[s] {
 			seen[s] = true
 			out = append(out, t)
 		}
-	}
-	for _, m := range f.Merges {
-		add(&m.Target)
-	}
-	for _, s := range f.Sections {
-		add(&s.Target)
 	}
 	return out
 }

@@ -166,3 +166,12 @@ func TestRulesKeeperPatchesOnlyWhenDifferent(t *testing.T) {
 		t.Errorf("events %+v", ev)
 	}
 }
+
+// TestResolveRulesOfReplacements: a replacements file takes the resources
+// of the kinds its selects name, in every group.
+func TestResolveRulesOfReplacements(t *testing.T) {
+	got := resolve(t, map[string]string{"r.yaml": "replacements:\n- source: {kind: ConfigMap, name: c, fieldPath: data.a}\n  targets:\n  - select: {kind: Widget}\n    fieldPaths: [spec.a]\n  - select: {name: any}\n    fieldPaths: [spec.b]\n"})
+	if r := resources(got); r != "widgets.v1.example.com widgets.v1beta1.example.com" || len(got.Unserved) != 0 {
+		t.Errorf("resources %s, unserved %v", r, got.Unserved)
+	}
+}
