@@ -4,6 +4,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -62,8 +63,8 @@ func (h *Handler) bindValues(reg *registry.Registry, files []apply.File, req *ad
 // parsed once per version) and the object's annotations
 // values.kpatch.dev/.
 func (h *Handler) objectContext(req *admission.Request, obj map[string]any, ref *kpatch.ObjectRef) *registry.ObjectContext {
-	if view, ok := h.namespaceView(ref.Namespace); ok {
-		return registry.NewObjectContext(req.Kind.Kind, ref, view.ns, view.values, obj)
+	if view, ok := informed.View(h.Namespaces, ref.Namespace); ok {
+		return registry.NewObjectContext(req.Kind.Kind, ref, view.Namespace(), view.Values(), obj)
 	}
 	return registry.NewObjectContext(req.Kind.Kind, ref, nil, nil, obj)
 }
@@ -79,8 +80,8 @@ var _ apply.Sources = handlerSources{}
 // caches, shared and never modified.
 func (s handlerSources) Read(namespace string) (sources, fallback []map[string]any) {
 	h := s.h
-	if view, ok := h.namespaceView(namespace); ok {
-		sources = append(sources, view.object())
+	if view, ok := informed.View(h.Namespaces, namespace); ok {
+		sources = append(sources, view.Object())
 	}
 	if h.Sources != nil {
 		if namespace != "" {

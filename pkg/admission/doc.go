@@ -5,6 +5,5 @@
 // sends through the one apply loop (pkg/apply), and its answer to
 // internal errors (ErrorPolicy); the Watcher that keeps the registry
 // current from the registry ConfigMaps, with its last good store
-// (LastGoodStore) and Events; the caches of the Namespaces and source
-// ConfigMaps the handler reads; and the metrics of all of them (Metrics).
+// (LastGoodStore) and Events; and the metrics of all of them (Metrics).
 package admission

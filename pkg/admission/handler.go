@@ -16,6 +16,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -48,10 +49,10 @@ type Handler struct {
 	// Namespaces, if set, gives the Namespace of each admitted object
 	// (per-namespace values, the ${namespace.*} built-ins, replacement
 	// sources); nil when the webhook reads no Namespace.
-	Namespaces Namespaces
+	Namespaces informed.Namespaces
 	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
 	// that replacements read at admission; nil when there are none.
-	Sources Sources
+	Sources informed.Sources
 }
 
 // DefaultBudget is the work one file may do on one object: a million

@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -98,7 +99,7 @@ func TestParseErrorPolicy(t *testing.T) {
 // logged.
 func TestPanicAfterDecodingFollowsOnError(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nmetadata.labels.team: ${namespace.labels.team}\n"})
-	h.Namespaces = NamespacesFunc(func(string) (*corev1.Namespace, bool) { panic("namespaces broke") })
+	h.Namespaces = informed.NamespacesFunc(func(string) (*corev1.Namespace, bool) { panic("namespaces broke") })
 	for range 3 {
 		resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 		if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "namespaces broke") {

@@ -9,13 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchNamespaces returns n Namespaces team-0 to team-<n-1>, each with its
 // own value of team and a label, as the webhook keeps them (informed).
-func benchNamespaces(n int) (Namespaces, []string) {
-	var nss InformedNamespaces
+func benchNamespaces(n int) (informed.Namespaces, []string) {
+	var nss informed.InformedNamespaces
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("team-%d", i)

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -242,7 +243,7 @@ func TestTenantReplacementsReadTheirOwnSources(t *testing.T) {
 	reg := (&registry.Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
 		*admin, *tenantConfigMap("team-a", "mine", map[string]string{"r.yaml": repl}),
 	}, nil).Registry
-	var s SourceConfigMaps
+	var s informed.SourceConfigMaps
 	s.OnAdd(sourceCM("kpatch-system", "admin-secret-region"), true)
 	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: NewMetrics(prometheus.NewRegistry())}
 	obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"team-a"}}`

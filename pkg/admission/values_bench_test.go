@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -26,7 +27,7 @@ var valuesConfigMap = configMap("values", map[string]string{
 // round, every binding comes from the registry's cache.
 func benchmarkNamespaceValues(b *testing.B, n int) {
 	h, _, raw := benchHandlerWith(b, []corev1.ConfigMap{valuesConfigMap})
-	var nss InformedNamespaces // as the webhook keeps them
+	var nss informed.InformedNamespaces // as the webhook keeps them
 	reqs := make([]admission.Request, n)
 	for i := range reqs {
 		name := fmt.Sprintf("team-%d", i)

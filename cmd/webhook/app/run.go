@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/rules"
 	"kpatch.dev/kpatch/pkg/servingcert"
 )
@@ -138,10 +139,10 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: o.registryCache(s),
-			// every Namespace, never copied: admission.InformedNamespaces
+			// every Namespace, never copied: informed.InformedNamespaces
 			// keeps each version from the informer's events, and the
 			// handler only reads them
-			&corev1.Namespace{}: {Transform: admission.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
+			&corev1.Namespace{}: {Transform: informed.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
 }
@@ -183,7 +184,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	// the Namespace informer starts with the manager's caches, which sync
 	// before the registry's first sync, which readiness waits for
-	namespaces, err := admission.NewNamespacesFor(mgr)
+	namespaces, err := informed.NewNamespacesFor(mgr)
 	if err != nil {
 		return err
 	}
@@ -229,11 +230,11 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 // sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
 // that replacements read: of every namespace, or with
 // --namespace-sources=false of the registry namespace only.
-func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*admission.SourceConfigMaps, error) {
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*informed.SourceConfigMaps, error) {
 	if o.NamespaceSources {
-		return admission.NewSourceConfigMapsFor(mgr)
+		return informed.NewSourceConfigMapsFor(mgr)
 	}
-	return admission.NewSourceConfigMapsFor(mgr, s.namespace)
+	return informed.NewSourceConfigMapsFor(mgr, s.namespace)
 }
 
 // setupRulesKeeper has the leader keep the webhook configuration's rules

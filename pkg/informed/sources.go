@@ -1,4 +1,4 @@
-package admission
+package informed
 
 import (
 	"maps"

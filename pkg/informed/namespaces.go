@@ -1,4 +1,4 @@
-package admission
+package informed
 
 import (
 	"context"
@@ -63,7 +63,7 @@ type InformedNamespaces struct {
 	// Missing, if set, is read for a Namespace the informer has not
 	// reported (yet): its handler may lag behind its cache.
 	Missing Namespaces
-	views   sync.Map // name -> *namespaceView
+	views   sync.Map // name -> *NamespaceView
 }
 
 // NewNamespacesFor returns the Namespaces of mgr's cache: kept from its
@@ -93,9 +93,9 @@ func (n *InformedNamespaces) Namespace(name string) (*corev1.Namespace, bool) {
 }
 
 // view returns the view of the Namespace named name.
-func (n *InformedNamespaces) view(name string) (*namespaceView, bool) {
+func (n *InformedNamespaces) view(name string) (*NamespaceView, bool) {
 	if v, ok := n.views.Load(name); ok {
-		return v.(*namespaceView), true
+		return v.(*NamespaceView), true
 	}
 	if n.Missing == nil || name == "" {
 		return nil, false

@@ -1,4 +1,4 @@
-package admission
+package informed
 
 import (
 	"sync"
@@ -9,13 +9,13 @@ import (
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// namespaceView is one version of a Namespace as the files of a request
+// NamespaceView is one version of a Namespace as the files of a request
 // read it: the Namespace, its annotations values.kpatch.dev/NAME parsed
 // and sorted, and (when a replacements file first reads it) the Namespace
 // as a decoded object. Immutable once built, and shared by every request
 // of the namespace until the Namespace changes: InformedNamespaces builds
 // one per version, from its informer's events.
-type namespaceView struct {
+type NamespaceView struct {
 	ns *corev1.Namespace
 	// values are the annotations values.kpatch.dev/NAME, sorted by key.
 	values []registry.Annotation
@@ -23,9 +23,20 @@ type namespaceView struct {
 	object func() map[string]any
 }
 
+// Namespace is the Namespace; shared, never to be modified.
+func (v *NamespaceView) Namespace() *corev1.Namespace { return v.ns }
+
+// Values are the Namespace's annotations values.kpatch.dev/NAME, sorted
+// by key.
+func (v *NamespaceView) Values() []registry.Annotation { return v.values }
+
+// Object is the Namespace as a replacement's source reads it: a decoded
+// object with its apiVersion and kind, converted once per version.
+func (v *NamespaceView) Object() map[string]any { return v.object() }
+
 // newNamespaceView returns the view of ns.
-func newNamespaceView(ns *corev1.Namespace) *namespaceView {
-	return &namespaceView{
+func newNamespaceView(ns *corev1.Namespace) *NamespaceView {
+	return &NamespaceView{
 		ns:     ns,
 		values: registry.ValueAnnotations(ns.Annotations),
 		object: sync.OnceValue(func() map[string]any { return namespaceObject(ns) }),
@@ -47,20 +58,20 @@ func namespaceObject(ns *corev1.Namespace) map[string]any {
 
 // namespaceViewer is a Namespaces that keeps a view of each Namespace.
 type namespaceViewer interface {
-	view(name string) (*namespaceView, bool)
+	view(name string) (*NamespaceView, bool)
 }
 
-// namespaceView returns the view of the Namespace named name: the shared
-// one of an InformedNamespaces, else one built for this call from
-// h.Namespaces. False when the Namespace is not known.
-func (h *Handler) namespaceView(name string) (*namespaceView, bool) {
-	if h.Namespaces == nil || name == "" {
+// View returns the view of the Namespace named name: the shared one of
+// an InformedNamespaces, else one built for this call from nss. False when
+// the Namespace is not known (or nss is nil).
+func View(nss Namespaces, name string) (*NamespaceView, bool) {
+	if nss == nil || name == "" {
 		return nil, false
 	}
-	if v, ok := h.Namespaces.(namespaceViewer); ok {
+	if v, ok := nss.(namespaceViewer); ok {
 		return v.view(name)
 	}
-	ns, ok := h.Namespaces.Namespace(name)
+	ns, ok := nss.Namespace(name)
 	if !ok {
 		return nil, false
 	}

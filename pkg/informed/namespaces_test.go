@@ -1,8 +1,7 @@
-package admission
+package informed
 
 import (
 	"reflect"
-	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -73,23 +72,14 @@ func objectLabel(obj map[string]any, key string) string {
 	return s
 }
 
-// TestReplacementsReadTheNamespaceVersion: a replacement reads the
-// version of the Namespace that the informer last reported.
-func TestReplacementsReadTheNamespaceVersion(t *testing.T) {
-	h := replHandler(t, map[string]string{"repl.yaml": replFile}, sourceCM("shop", "eu-west-1"))
-	var nss InformedNamespaces
-	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}
-	nss.OnAdd(shop, true)
-	h.Namespaces = &nss
-	for _, team := range []string{"checkout", "payments"} {
-		if team != "checkout" {
-			next := shop.DeepCopy()
-			next.Labels["team"] = team
-			nss.OnUpdate(shop, next)
-		}
-		got, _ := changes(t, h, deploymentJSON)
-		if !slices.Contains(got, "add /metadata/labels=map[team:"+team+"]") {
-			t.Errorf("team %s: %v", team, got)
-		}
-	}
+// namespaces are Namespaces by name.
+type namespaces map[string]*corev1.Namespace
+
+func (n namespaces) Namespace(name string) (*corev1.Namespace, bool) {
+	ns, ok := n[name]
+	return ns, ok
+}
+
+func namespace(name string, annotations map[string]string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations, Labels: map[string]string{"app.kubernetes.io/part-of": name + "-shop"}}}
 }

@@ -1,4 +1,4 @@
-package admission
+package informed
 
 import (
 	"context"
@@ -60,3 +60,10 @@ func StripManagedFields(obj any) (any, error) {
 	}
 	return obj, nil
 }
+
+// runnableCache is a cache the manager starts and waits for with its own
+// (a cache of some namespaces is not a LeaderElectionRunnable, and would
+// otherwise wait for the election).
+type runnableCache struct{ cache.Cache }
+
+func (c runnableCache) GetCache() cache.Cache { return c.Cache }

@@ -1,4 +1,4 @@
-package admission
+package informed
 
 import (
 	"fmt"
@@ -6,6 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // nameOf is a decoded object's metadata.name.
@@ -64,4 +68,37 @@ func TestSourceConfigMapsConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// sourceCM is a source ConfigMap settings of namespace, with a region.
+func sourceCM(namespace, region string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: namespace, Labels: map[string]string{SourceLabel: "true"}}, Data: map[string]string{"region": region}}
+}
+
+// TestSourceConfigMaps keeps the labelled ConfigMaps by namespace and
+// name, through updates and deletions.
+func TestSourceConfigMaps(t *testing.T) {
+	var s SourceConfigMaps
+	s.OnAdd(sourceCM("shop", "a"), true)
+	b := sourceCM("shop", "b")
+	b.Name = "another"
+	s.OnAdd(b, true)
+	before := s.ConfigMaps("shop")
+	s.OnUpdate(nil, sourceCM("shop", "c"))
+	got := s.ConfigMaps("shop")
+	if len(got) != 2 || nameOf(got[0]) != "another" || got[1]["data"].(map[string]any)["region"] != "c" || got[1]["kind"] != "ConfigMap" {
+		t.Fatalf("after the update: %v", got)
+	}
+	if before[1]["data"].(map[string]any)["region"] != "a" {
+		t.Error("an update changed a list a request may hold")
+	}
+	s.OnDelete(b)
+	s.OnDelete(toolscacheTombstone(sourceCM("shop", "c")))
+	if got := s.ConfigMaps("shop"); len(got) != 0 {
+		t.Errorf("after the deletions: %v", got)
+	}
+}
+
+func toolscacheTombstone(obj any) any {
+	return toolscache.DeletedFinalStateUnknown{Key: "shop/settings", Obj: obj}
 }
