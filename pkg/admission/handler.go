@@ -18,6 +18,7 @@ import (
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -40,7 +41,7 @@ type Handler struct {
 	// OnError is the answer to an internal error; allow when empty.
 	OnError ErrorPolicy
 	// Metrics, if set, records every request.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Budget bounds the work of each file on one object (items visited,
 	// bytes written); past it the file is not applied, with a warning.
 	// The request's deadline bounds them all. The zero value is
@@ -78,14 +79,14 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	if err != nil {
 		log = logf.Log // as logf.FromContext, without its WithValues' allocation
 	}
-	result := ResultUnchanged
+	result := metrics.ResultUnchanged
 	defer func() {
 		if r := recover(); r != nil {
-			h.Metrics.panic(PanicScopeRequest)
+			h.Metrics.Panic(metrics.PanicScopeRequest)
 			log.Error(fmt.Errorf("panic: %v", r), "recovered a panic", "stack", string(debug.Stack()))
 			resp, result = h.answerInternal(log, panicked(r))
 		}
-		h.Metrics.request(result)
+		h.Metrics.Request(result)
 	}()
 	resp, result = h.handle(ctx, log, &req)
 	return resp
@@ -93,7 +94,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 
 func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Request) (admission.Response, string) {
 	if !h.patches(req) {
-		return admission.Allowed(""), ResultUnchanged
+		return admission.Allowed(""), metrics.ResultUnchanged
 	}
 	if err := ctx.Err(); err != nil {
 		return h.answerInternal(log, canceled(err))
@@ -104,7 +105,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	}
 	files := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
 	if len(files) == 0 {
-		return admission.Allowed(""), ResultUnchanged
+		return admission.Allowed(""), metrics.ResultUnchanged
 	}
 	maps := objectjson.TakeMaps()
 	defer func() {
@@ -127,12 +128,12 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	// debug level only (trace.go)
 	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
 	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)
-	h.Metrics.applied(time.Since(start))
+	h.Metrics.Applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
 	}
 	run.Files = append(run.Files, leftOut...)
-	h.Metrics.fileRuns(run.Files)
+	h.Metrics.FileRuns(run.Files)
 	return h.answer(log, run, patch)
 }
 
@@ -144,7 +145,7 @@ func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (a
 	for _, f := range run.Problems() {
 		var pe *apply.PanicError
 		if errors.As(f.Err, &pe) {
-			h.Metrics.panic(PanicScopeFile)
+			h.Metrics.Panic(metrics.PanicScopeFile)
 			log.Error(pe, "recovered a panic of a patch file", "file", f.File.Name(), "stack", string(pe.Stack))
 		}
 		messages = append(messages, failureMessages(f.Err)...)
@@ -152,16 +153,16 @@ func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (a
 	messages = append(messages, missingRequired(run)...)
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
-		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError
+		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), metrics.ResultError
 	}
-	resp, result := admission.Allowed(""), ResultUnchanged
+	resp, result := admission.Allowed(""), metrics.ResultUnchanged
 	if patch != nil {
 		resp.Patch, resp.PatchType = patch, &jsonPatchType
-		result = ResultMutated
+		result = metrics.ResultMutated
 	}
 	if len(messages) > 0 {
 		log.Info("admitted without the patch files that fail on it", "errors", messages)
-		resp, result = resp.WithWarnings(warnings(messages)...), ResultError
+		resp, result = resp.WithWarnings(warnings(messages)...), metrics.ResultError
 	}
 	return resp, result
 }

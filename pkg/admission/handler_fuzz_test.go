@@ -18,6 +18,7 @@ import (
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // fuzzFiles are a registry of every kind of entry on Deployments and
@@ -80,7 +81,7 @@ func (h *fuzzHandler) check(t *testing.T, body []byte) {
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	h.wh.ServeHTTP(w, r)
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n > 0 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n > 0 {
 		t.Fatalf("a panic outside the files")
 	}
 	var out admissionv1.AdmissionReview

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -26,10 +27,10 @@ func TestPanicOutsideAFileFollowsOnError(t *testing.T) {
 	if resp.Allowed || resp.Result.Code != 500 || resp.Result.Message != "kpatch: panic: registry broke" {
 		t.Errorf("--on-error deny: %+v", resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n != 2 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n != 2 {
 		t.Errorf("request panics %v", n)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultError)); n != 2 {
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(metrics.ResultError)); n != 2 {
 		t.Errorf("error requests %v", n)
 	}
 }
@@ -60,7 +61,7 @@ func TestEndedContextFollowsOnError(t *testing.T) {
 			t.Errorf("%s, --on-error deny: %+v", name, resp)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonCanceled)); n != 4 {
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonCanceled)); n != 4 {
 		t.Errorf("internal errors %v", n)
 	}
 }
@@ -106,7 +107,7 @@ func TestPanicAfterDecodingFollowsOnError(t *testing.T) {
 			t.Fatalf("--on-error allow: %+v", resp)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n != 3 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n != 3 {
 		t.Errorf("request panics %v", n)
 	}
 }

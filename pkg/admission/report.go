@@ -74,7 +74,7 @@ func (w *Watcher) logProblem(p registry.Problem) (reason, item string) {
 		}
 		return ReasonRegistryLimitExceeded, fmt.Sprintf("%s is refused; %s: %v", p.Ref.Key, kept, p.Err)
 	}
-	w.Metrics.compileError()
+	w.Metrics.CompileError()
 	w.Log.Error(p.Err, "registry file does not compile", "file", p.Ref.String(), "lastGood", p.LastGood, "lastGoodError", p.LastGoodErr)
 	return ReasonPatchCompileFailed, fmt.Sprintf("%s does not compile; %s: %s", p.Ref.Key, kept, errorSummary(p.Err))
 }
@@ -94,7 +94,7 @@ func (w *Watcher) reportNotStored(notStored []NotStored, cms []corev1.ConfigMap)
 		byCM[id] = append(byCM[id], n.Err.Error())
 	}
 	w.notStored = next
-	w.Metrics.setNotStored(len(notStored))
+	w.Metrics.SetNotStored(len(notStored))
 	for i := range cms {
 		if items := byCM[w.compiler.ConfigMapID(&cms[i])]; len(items) > 0 && w.Recorder != nil {
 			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonLastGoodNotStored, "Store", "%s",

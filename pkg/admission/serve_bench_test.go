@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -30,7 +31,7 @@ func benchmarkServeEvery(b *testing.B, patched bool, gap time.Duration) {
 	if !patched {
 		h = empty
 	}
-	h.Metrics = NewMetrics(prometheus.NewRegistry())
+	h.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
 	h.Metrics.SetFiles(fileNames(h.Registry()))
 	req := request(admissionv1.Create, "shop", string(raw))
 	body, err := json.Marshal(admissionv1.AdmissionReview{

@@ -17,6 +17,7 @@ import (
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -225,7 +226,7 @@ func TestTenantReplacementsPatchItsOwnNamespaceOnly(t *testing.T) {
 			t.Errorf("%s: error %v", f.Ref, f.Err)
 		}
 	}
-	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	for ns, want := range map[string]int{"team-a": 1, "team-b": 0} {
 		obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"` + ns + `"}}`
 		if got := len(patchOf(t, h.Handle(context.Background(), request(admissionv1.Create, ns, obj)))); got != want {
@@ -245,7 +246,7 @@ func TestTenantReplacementsReadTheirOwnSources(t *testing.T) {
 	}, nil).Registry
 	var s informed.SourceConfigMaps
 	s.OnAdd(sourceCM("kpatch-system", "admin-secret-region"), true)
-	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"team-a"}}`
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "team-a", obj))
 	ops := fmt.Sprint(patchOf(t, resp))

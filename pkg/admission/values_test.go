@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/parameters"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -51,7 +52,7 @@ func valuesHandler(t testing.TB, files map[string]string, ns namespaces) *Handle
 		t.Fatalf("problems %v", built.Problems)
 	}
 	reg := built.Registry
-	return &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: ns, Metrics: NewMetrics(prometheus.NewRegistry())}
+	return &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: ns, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 }
 
 // patchedLabels admits a Deployment web in ns and returns the labels and

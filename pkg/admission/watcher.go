@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -43,7 +44,7 @@ type Watcher struct {
 	// Elected()); nil means it always is.
 	Elected  <-chan struct{}
 	Recorder events.EventRecorder
-	Metrics  *Metrics
+	Metrics  *metrics.Metrics
 	Log      logr.Logger
 
 	compiler  registry.Compiler
@@ -118,7 +119,10 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		w.reportNotStored(notStored, cms)
 	}
 	w.analyzeConflicts(b.Registry, leader, cms)
-	w.Metrics.registrySynced(b.Registry, stored, w.Store)
+	w.Metrics.RegistrySynced(b.Registry)
+	if w.Store != nil {
+		w.Metrics.StoreSynced(stored, w.Store.Size())
+	}
 	w.Log.V(1).Info("registry synced", "configMaps", len(cms), "activeFiles", b.Registry.Active(), "compiled", b.Compiled, "leader", leader)
 	return saveErr
 }
@@ -156,7 +160,7 @@ func (w *Watcher) analyzeConflicts(reg *registry.Registry, leader bool, cms []co
 	}
 	start := time.Now()
 	report := registry.FindConflicts(reg)
-	w.Metrics.conflictsFound(report, time.Since(start))
+	w.Metrics.ConflictsFound(report, time.Since(start))
 	w.conflicts.Store(report)
 	w.reportConflicts(report, report.NewSince(previous), leader, cms)
 }

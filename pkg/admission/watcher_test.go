@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -61,7 +62,7 @@ func replica(c client.Client, leader bool) (*Watcher, *eventLog) {
 	return &Watcher{
 		Client: c, Namespace: "kpatch-system", Selector: labels.SelectorFromSet(registryLabels),
 		Store:   &LastGoodStore{Reader: c, Writer: c, Namespace: "kpatch-system", Name: "kpatch-webhook-last-good", Log: logr.Discard()},
-		Elected: elected, Recorder: log, Metrics: NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),
+		Elected: elected, Recorder: log, Metrics: metrics.NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),
 	}, log
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/rules"
 	"kpatch.dev/kpatch/pkg/servingcert"
 )
@@ -160,7 +161,7 @@ func (o *Options) registryCache(s settings) cache.ByObject {
 // setupWebhook adds the registry watcher, the admission handler at
 // /mutate, readiness on the TLS listener and the health checks.
 func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
-	metrics := admission.NewMetrics(crmetrics.Registry)
+	metrics := metrics.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
 		Client:    mgr.GetClient(),
 		Namespace: s.namespace,

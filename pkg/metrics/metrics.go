@@ -1,4 +1,4 @@
-package admission
+package metrics
 
 import (
 	"sync"
@@ -23,6 +23,16 @@ const (
 const (
 	PanicScopeFile    = "file"    // a patch file's apply: that file fails
 	PanicScopeRequest = "request" // outside any file: an internal error
+)
+
+// Reasons of internal errors, the values of the reason label of
+// kpatch_internal_errors_total.
+const (
+	ReasonNotSynced = "not-synced" // a request before the first registry sync
+	ReasonDecode    = "decode"     // the object does not decode
+	ReasonEncode    = "encode"     // the JSONPatch does not encode
+	ReasonCanceled  = "canceled"   // the request's context ended: cancelled, or past its deadline
+	ReasonPanic     = "panic"      // a panic outside any patch file
 )
 
 // Metrics are the webhook's Prometheus metrics. Its methods do nothing on
@@ -207,7 +217,7 @@ func (m *Metrics) SetFiles(files []string) {
 	for _, f := range files {
 		next[f] = true
 		if !m.files[f] {
-			for _, r := range []string{FilePatched, FileUnchanged, FileFailed} {
+			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed} {
 				m.FileApplications.WithLabelValues(f, r)
 			}
 		}
@@ -220,19 +230,22 @@ func (m *Metrics) SetFiles(files []string) {
 	m.files = next
 }
 
-func (m *Metrics) request(result string) {
+// Request counts a request by its result (ResultMutated, ...).
+func (m *Metrics) Request(result string) {
 	if m != nil {
 		m.Requests.WithLabelValues(result).Inc()
 	}
 }
 
-func (m *Metrics) applied(d time.Duration) {
+// Applied records how long the files of one request took to apply.
+func (m *Metrics) Applied(d time.Duration) {
 	if m != nil {
 		m.ApplyDuration.Observe(d.Seconds())
 	}
 }
 
-func (m *Metrics) fileRuns(runs []apply.FileRun) {
+// FileRuns counts what each file did to one object.
+func (m *Metrics) FileRuns(runs []apply.FileRun) {
 	if m != nil {
 		for _, f := range runs {
 			m.FileApplications.WithLabelValues(f.File.Name(), f.Result).Inc()
@@ -240,21 +253,22 @@ func (m *Metrics) fileRuns(runs []apply.FileRun) {
 	}
 }
 
-func (m *Metrics) internalError(reason string) {
+// InternalError counts an internal error by its reason (ReasonDecode, ...).
+func (m *Metrics) InternalError(reason string) {
 	if m != nil {
 		m.InternalErrors.WithLabelValues(reason).Inc()
 	}
 }
 
-func (m *Metrics) panic(scope string) {
+// Panic counts a recovered panic by its scope (PanicScopeFile, ...).
+func (m *Metrics) Panic(scope string) {
 	if m != nil {
 		m.Panics.WithLabelValues(scope).Inc()
 	}
 }
 
-// registrySynced records the state of a registry just swapped in, and of
-// the store it was built with.
-func (m *Metrics) registrySynced(reg *registry.Registry, stored *registry.LastGood, store *LastGoodStore) {
+// RegistrySynced records the state of a registry just swapped in.
+func (m *Metrics) RegistrySynced(reg *registry.Registry) {
 	if m == nil {
 		return
 	}
@@ -284,26 +298,36 @@ func (m *Metrics) registrySynced(reg *registry.Registry, stored *registry.LastGo
 	}
 	m.EstimatedSize.Set(float64(reg.EstimatedSize()))
 	m.LastSync.SetToCurrentTime()
-	if store != nil {
+}
+
+// StoreSynced records what the last good store holds: the versions of
+// stored, in bytes of the store.
+func (m *Metrics) StoreSynced(stored *registry.LastGood, bytes int) {
+	if m != nil {
 		m.StoreFiles.Set(float64(stored.Len()))
-		m.StoreBytes.Set(float64(store.Size()))
+		m.StoreBytes.Set(float64(bytes))
 	}
 }
 
-func (m *Metrics) conflictsFound(r *registry.ConflictReport, took time.Duration) {
+// ConflictsFound records a conflict analysis: how many conflicts, how
+// long it took.
+func (m *Metrics) ConflictsFound(r *registry.ConflictReport, took time.Duration) {
 	if m != nil {
 		m.Conflicts.Set(float64(r.Total))
 		m.ConflictAnalysis.Observe(took.Seconds())
 	}
 }
 
-func (m *Metrics) compileError() {
+// CompileError counts a file that stopped compiling.
+func (m *Metrics) CompileError() {
 	if m != nil {
 		m.CompileErrors.Inc()
 	}
 }
 
-func (m *Metrics) setNotStored(n int) {
+// SetNotStored records how many last good versions the store could not
+// hold.
+func (m *Metrics) SetNotStored(n int) {
 	if m != nil {
 		m.NotStoredFiles.Set(float64(n))
 	}
