@@ -5,5 +5,5 @@
 // sends through the one apply loop (pkg/apply), and its answer to
 // internal errors (ErrorPolicy); the Watcher that keeps the registry
 // current from the registry ConfigMaps, with its last good store
-// (LastGoodStore) and Events. Its metrics are pkg/metrics'.
+// (LastGoodStore) and Events. Their metrics are in pkg/metrics.
 package admission
