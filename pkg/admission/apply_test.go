@@ -112,4 +112,3 @@ func TestFileApplicationsCounted(t *testing.T) {
 		}
 	}
 }
-
