@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # spend minimising each new input (Go's default of 60s starves the search).
 FUZZTIME    ?= 2m
 FUZZMINIMIZE ?= 2s
-FUZZ_PKGS   := ./pkg/... ./cmd/...
+FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
 # The control plane of the end-to-end tests (kube-apiserver and etcd) is
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.
@@ -105,7 +105,7 @@ load: controlplane
 
 ## bench: the engine's and the handler's benchmarks (figures in docs/performance.md).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/registry ./pkg/admission ./pkg/informed ./pkg/rules ./internal/objectjson
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
 ## server with no mutation, a MutatingAdmissionPolicy and the webhook,
