@@ -52,12 +52,7 @@ func (r *Registry) withOthers(own []apply.File, kind, namespace, name string) []
 			}
 		}
 	}
-	if len(found) == 0 {
-		return own
-	}
-	found = append(found, own...)
-	r.inOrder(found)
-	return found
+	return r.merged(own, found)
 }
 
 // compileReplacements parses a replacements file; a tenant's is held to

@@ -208,12 +208,18 @@ func (r *Registry) withAnyKind(own, anyKind []apply.File, kind string) []apply.F
 			out = append(out, f)
 		}
 	}
-	if len(out) == 0 {
+	return r.merged(own, out)
+}
+
+// merged returns own with found, files of other indexes, merged in, in
+// registry order.
+func (r *Registry) merged(own, found []apply.File) []apply.File {
+	if len(found) == 0 {
 		return own
 	}
-	out = append(out, own...)
-	r.inOrder(out)
-	return out
+	found = append(found, own...)
+	slices.SortFunc(found, func(a, b apply.File) int { return r.order[a] - r.order[b] })
+	return found
 }
 
 // matchesKind reports whether a target of f may match objects of kind.
@@ -226,10 +232,6 @@ func matchesKind(f apply.File, kind string) bool {
 	return false
 }
 
-// inOrder sorts files of the registry in registry order.
-func (r *Registry) inOrder(files []apply.File) {
-	slices.SortFunc(files, func(a, b apply.File) int { return r.order[a] - r.order[b] })
-}
 
 // Candidates returns, in registry order, the files with a target that
 // may address an object of kind in namespace named name, from these alone:
