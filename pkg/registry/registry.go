@@ -232,7 +232,6 @@ func matchesKind(f apply.File, kind string) bool {
 	return false
 }
 
-
 // Candidates returns, in registry order, the files with a target that
 // may address an object of kind in namespace named name, from these alone:
 // a superset of the files that target the object, found without it.
