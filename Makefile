@@ -13,8 +13,16 @@ FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.
 CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
+# What the image and release binaries report (internal/buildinfo): the
+# version (make release VERSION=v0.2.0) and the commit. The commit's time is
+# the time of every file of the image, so one commit gives one image digest.
+VERSION     ?= dev
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
+SOURCE_URL  ?= https://github.com/kpatch-dev/kpatch
+STAMP        = -X kpatch.dev/kpatch/internal/buildinfo.version=$(VERSION) -X kpatch.dev/kpatch/internal/buildinfo.commit=$(COMMIT)
 
-.PHONY: controlplane chart e2e load certs image all build demo demo-cli test unit conformance lint fmt-check vet staticcheck tidy-check fuzz-corpus fuzz bench bench-e2e clean
+.PHONY: controlplane chart e2e load certs image notices tools release all build demo demo-cli test unit conformance lint fmt-check vet staticcheck tidy-check fuzz-corpus fuzz bench bench-e2e clean
 
 all: build
 
@@ -36,17 +44,65 @@ demo-cli: build
 certs:
 	$(GO) run ./certs certs
 
-## image: the webhook's container image (needs a Docker engine).
-IMAGE ?= kpatch-webhook:dev
+## image: the webhook's container image, built with Go alone (no container
+## engine): bin/kpatch-webhook-image.tar, a docker-archive for docker load,
+## kind load image-archive or crane push. IMAGE_ARCH=arm64 for arm64 nodes.
+## The Dockerfile builds the same image with a container engine.
+IMAGE_REPO    ?= ghcr.io/kpatch-dev/kpatch-webhook
+IMAGE         ?= $(IMAGE_REPO):$(patsubst v%,%,$(VERSION))
+IMAGE_ARCH    ?= $(shell $(GO) env GOARCH)
+IMAGE_ARCHIVE ?= $(CURDIR)/$(BIN)/kpatch-webhook-image.tar
 image:
-	docker build -t $(IMAGE) .
+	@mkdir -p $(dir $(IMAGE_ARCHIVE))
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -buildvcs=false \
+		-ldflags '-s -w $(STAMP)' -o $(CURDIR)/$(BIN)/image/webhook ./cmd/webhook
+	cd tools && $(GO) run ./imagebuild -binary $(CURDIR)/$(BIN)/image/webhook -arch $(IMAGE_ARCH) \
+		-file licenses/LICENSE=$(CURDIR)/LICENSE -file licenses/THIRD_PARTY_NOTICES=$(CURDIR)/THIRD_PARTY_NOTICES \
+		-version '$(VERSION)' -revision '$(COMMIT)' -source '$(SOURCE_URL)' -created '$(COMMIT_TIME)' \
+		-tag '$(IMAGE)' -o $(IMAGE_ARCHIVE)
+
+## notices: regenerate THIRD_PARTY_NOTICES (the licenses of the linked
+## modules) after a dependency changes; `make tools` checks it is current.
+notices:
+	cd tools && $(GO) run ./notices -root $(CURDIR) -o $(CURDIR)/THIRD_PARTY_NOTICES
+
+## tools: vet, staticcheck, tidiness and tests of the build tools' own module
+## (tools/: image, release, notices).
+tools:
+	cd tools && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
+
+## release: the release artefacts in dist/, for VERSION=vX.Y.Z: the CLI for
+## RELEASE_PLATFORMS (archives with kpatch and kubectl-kpatch), the chart
+## (version and appVersion stamped), the image archives for
+## RELEASE_IMAGE_ARCHS, a krew manifest (archives under RELEASE_URL) and
+## checksums.txt. docs/install.md says how to publish and install them.
+RELEASE_PLATFORMS   ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64
+RELEASE_IMAGE_ARCHS ?= amd64 arm64
+RELEASE_URL         ?= $(SOURCE_URL)/releases/download/$(VERSION)
+release:
+	@case '$(VERSION)' in v[0-9]*.[0-9]*.[0-9]*) ;; *) echo 'usage: make release VERSION=vX.Y.Z'; exit 2 ;; esac
+	rm -rf dist
+	@for arch in $(RELEASE_IMAGE_ARCHS); do \
+		$(MAKE) --no-print-directory image IMAGE_ARCH=$$arch IMAGE_ARCHIVE=$(CURDIR)/$(BIN)/release/image-$$arch.tar || exit 1; \
+	done
+	cd tools && $(GO) run ./release -root $(CURDIR) -dist $(CURDIR)/dist -version '$(VERSION)' -commit '$(COMMIT)' \
+		-created '$(COMMIT_TIME)' -platforms '$(RELEASE_PLATFORMS)' -url '$(RELEASE_URL)' -homepage '$(SOURCE_URL)' \
+		$(foreach arch,$(RELEASE_IMAGE_ARCHS),-image $(arch)=$(CURDIR)/$(BIN)/release/image-$(arch).tar)
 
 ## test: everything CI runs. Deterministic: fuzz targets replay their
 ## committed corpus only (open-ended fuzzing is `make fuzz`).
-test: lint unit conformance fuzz-corpus e2e chart
+test: lint tools unit conformance fuzz-corpus e2e chart
 
+## unit: the packages' tests, and those of the nested test modules that
+## need no control plane (TEST_MODULES: a dependency only they need stays
+## out of the product's go.mod).
+TEST_MODULES := test/decoders test/kustomize
 unit:
-	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./internal/... ./certs/... ./test/docs/...
+	$(GO) test -race -count=1 ./pkg/... ./cmd/... $(if $(wildcard internal),./internal/...) ./certs/... ./test/docs/...
+	@set -e; for m in $(TEST_MODULES); do \
+		echo "cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./..."; \
+		(cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./...); \
+	done
 
 conformance:
 	$(GO) test -count=1 ./test/conformance/...
@@ -59,9 +115,12 @@ chart: controlplane
 	cd test/chart && $(GO) mod tidy -diff && $(GO) vet ./... && \
 		KPATCH_REQUIRE_CONTROLPLANE=1 CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 ./...
 
-## e2e: the webhook on a real kube-apiserver and etcd.
-e2e: controlplane
-	KPATCH_REQUIRE_CONTROLPLANE=1 CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) test -count=1 -v ./test/e2e/...
+## e2e: the webhook on a real kube-apiserver and etcd; the webhook binary is
+## the one in the image archive (make image), so the image that ships is the
+## image that was tested.
+e2e: controlplane image
+	KPATCH_REQUIRE_CONTROLPLANE=1 CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) KPATCH_WEBHOOK_IMAGE=$(IMAGE_ARCHIVE) \
+		$(GO) test -count=1 -v ./test/e2e/...
 
 lint: fmt-check vet staticcheck tidy-check
 
@@ -75,9 +134,13 @@ vet:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
-## tidy-check: go.mod and go.sum are what `go mod tidy` makes them.
+## tidy-check: go.mod and go.sum are what `go mod tidy` makes them, in
+## the product's module and in every nested one (test/chart included).
 tidy-check:
-	$(GO) mod tidy -diff
+	@set -e; for m in . $$(git ls-files '*/go.mod' | xargs -n1 dirname); do \
+		echo "cd $$m && $(GO) mod tidy -diff"; \
+		(cd $$m && $(GO) mod tidy -diff); \
+	done
 
 ## fuzz-corpus: every fuzz target over its seeds and committed corpus
 ## (testdata/fuzz) only: no new inputs, so the result never changes.
@@ -108,10 +171,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/registry ./pkg/admission ./pkg/informed ./pkg/rules ./internal/objectjson
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
-## server with no mutation, a MutatingAdmissionPolicy and the webhook,
-## interleaved (figures in docs/performance.md). Not part of `make test`.
+## server with no mutation, a MutatingAdmissionPolicy, a fixed webhook (the
+## cost of any webhook: `webhook / fixed`) and the webhook, interleaved
+## (figures in docs/performance.md; BENCH_FLAGS, e.g. -compare
+## NAME=BINARY, are passed on). Not part of `make test`.
 bench-e2e: controlplane
-	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

@@ -3,6 +3,9 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -39,12 +42,15 @@ one (a file ranks by its least specific header: kind.* < kind.prefix-* <
 kind.name < ns/kind.name), then in the order given (docs/layers.md); a
 directory gives its .kpatch, .yaml and .yml files in lexical order, except
 values.yaml and parameters.yaml (the values and parameters of a registry
-ConfigMap laid out as a directory: pass values.yaml with --values). When a
-file fails on an object, that file leaves the object untouched, the other
-files still apply, the error goes to stderr and the exit code is 1. So does a
-field a file marks ${required} that no later file nor the object sets. A file
-section whose target matches no object of the input is reported on stderr as
-a warning, or with --fail-unmatched as an error.
+ConfigMap laid out as a directory: pass values.yaml with --values), and
+without the test suites it holds (docs/testing.md): a directory below it that
+holds a kpatch-test.yaml is left out whole, and so are the directory's own
+kpatch-test.yaml and every file and directory that suite names (a --registry
+directory too). When a file fails on an object, that file leaves the object
+untouched, the other files still apply, the error goes to stderr and the exit
+code is 1. So does a field a file marks ${required} that no later file nor
+the object sets. A file section whose target matches no object of the input
+is reported on stderr as a warning, or with --fail-unmatched as an error.
 
 A YAML patch file whose only key is replacements: holds kustomize
 replacements (docs/replacements.md): they run over all the objects of the
@@ -110,19 +116,19 @@ func (o *applyOptions) run(s streams) error {
 		found.print(s.err)
 		return orReported(err)
 	}
-	inputFiles, err := src.expand(o.inputs, manifestSelection, o.recursive)
+	inputFiles, err := src.Expand(o.inputs, filesource.Manifests, o.recursive)
 	if err != nil {
 		return err
 	}
 	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched}
 	m, applied, err := run.apply()
-	found.list = append(found.list, applied.list...)
+	found.List = append(found.List, applied.List...)
 	found.print(s.err)
 	if err != nil {
 		return err
 	}
 	if m != nil {
-		if err := writeDocuments(s.out, m, o.output); err != nil {
+		if err := manifest.Write(s.out, m.Set, o.output); err != nil {
 			return err
 		}
 	}
@@ -136,14 +142,14 @@ func (o *applyOptions) run(s streams) error {
 // the registry; problems of the variables go to found.
 func (o *applyOptions) patchInput(src fileSource, found *findings) (*patchInput, error) {
 	if len(o.registry.files) > 0 {
-		files, err := src.expand(o.registry.files, manifestSelection, o.recursive)
+		files, err := src.Expand(o.registry.files, filesource.Registry, o.recursive)
 		return &patchInput{registry: &registryFlags{files: files, selector: o.registry.selector}}, err
 	}
-	vars, err := o.vars.load(src, found)
+	vars, err := o.vars.Load(src.Source, &found.Findings)
 	if err != nil {
 		return nil, err
 	}
-	files, err := src.expand(o.patches, patchSelection, o.recursive)
+	files, err := src.Expand(o.patches, filesource.Patches, o.recursive)
 	return &patchInput{files: files, vars: vars}, err
 }
 
@@ -173,7 +179,7 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 		return nil, found, err
 	}
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
-	reportRequired(files, m, r.namespace, found)
-	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
+	found.ReportRequired(files.patches(), m.Objects(), r.namespace)
+	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

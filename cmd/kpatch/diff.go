@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/pkg/diff"
 )
 
 // diffOptions are the flags of kpatch diff.
@@ -13,10 +15,6 @@ type diffOptions struct {
 	recursive     bool
 	failUnmatched bool
 }
-
-// maxRebuilds bounds how many lists the self-check may ask to write whole
-// before kpatch diff gives up.
-const maxRebuilds = 16
 
 func newDiffCommand(s streams) *cobra.Command {
 	o := &diffOptions{}
@@ -73,13 +71,13 @@ func (o *diffOptions) run(s streams, basePath, targetPath string) error {
 	if err != nil {
 		return err
 	}
-	pairs, unpaired := pairObjects(base, target, o.failUnmatched)
+	pairs, unpaired := diff.PairObjects(base, target, o.failUnmatched)
 	failed := false
 	for _, u := range unpaired {
 		fmt.Fprintln(s.err, u)
 		failed = failed || u.Fatal
 	}
-	out, err := o.diff(pairs, base, target)
+	out, err := diff.Print(o.output, pairs, base, target)
 	if err != nil {
 		return err
 	}
@@ -93,9 +91,9 @@ func (o *diffOptions) run(s streams, basePath, targetPath string) error {
 }
 
 // read reads the objects of one side.
-func (o *diffOptions) read(s streams, side, path string) ([]*manifestObject, error) {
+func (o *diffOptions) read(s streams, side, path string) ([]*diff.Object, error) {
 	src := stdinSource(s.in)
-	files, err := src.expand([]string{path}, manifestSelection, o.recursive)
+	files, err := src.Expand([]string{path}, filesource.Manifests, o.recursive)
 	if err != nil {
 		return nil, err
 	}
@@ -103,59 +101,5 @@ func (o *diffOptions) read(s streams, side, path string) ([]*manifestObject, err
 	if err != nil {
 		return nil, err
 	}
-	return diffObjectsOf(side, m.docs, o.namespace)
-}
-
-// diff computes and renders the patches, and checks them: where a list's
-// changes do not reach the target, it writes that list whole and tries
-// again; any other mismatch is an error.
-func (o *diffOptions) diff(pairs []objectPair, base, target []*manifestObject) ([]byte, error) {
-	targets := make(map[objectKey]*manifestObject, len(target))
-	for _, t := range target {
-		targets[t.key] = t
-	}
-	render, name := renderKpatch, "diff.kpatch"
-	if o.output == "yaml" {
-		render, name = renderYAML, "diff.yaml"
-	}
-	rebuild := map[objectKey]map[string]bool{}
-	sh := newShorthand()
-	for attempt := 0; ; attempt++ {
-		patches, err := objectPatches(pairs, base, rebuild)
-		if err != nil {
-			return nil, err
-		}
-		out, err := render(patches, sh)
-		if err != nil {
-			return nil, err
-		}
-		m, err := selfCheck(name, out, base, targets)
-		if err != nil || m == nil {
-			return out, err
-		}
-		if attempt == maxRebuilds || m.list == "" || rebuild[m.key][m.list] {
-			return nil, m
-		}
-		if rebuild[m.key] == nil {
-			rebuild[m.key] = map[string]bool{}
-		}
-		rebuild[m.key][m.list] = true
-	}
-}
-
-// objectPatches returns the changes of every pair that differs; rebuild
-// holds, per object, the lists to write whole.
-func objectPatches(pairs []objectPair, base []*manifestObject, rebuild map[objectKey]map[string]bool) ([]*objectPatch, error) {
-	var patches []*objectPatch
-	for _, p := range pairs {
-		changes, err := diffObjects(p.base.ref.String(), p.base.obj, p.target.obj, rebuild[p.base.key])
-		if err != nil {
-			return nil, err
-		}
-		if len(changes) > 0 {
-			patches = append(patches, &objectPatch{target: targetFor(p.base, base), apiVersion: p.base.ref.APIVersion,
-				kind: p.base.ref.Kind, object: p.base.ref.String(), changes: changes})
-		}
-	}
-	return patches, nil
+	return diff.ObjectsOf(side, m.docs, o.namespace)
 }

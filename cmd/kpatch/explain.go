@@ -3,6 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/explain"
+	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -97,7 +99,7 @@ func (o *explainOptions) run(s streams) error {
 	if err != nil || found.failed() {
 		return orReported(err)
 	}
-	inputFiles, err := src.expand(o.inputs, manifestSelection, o.recursive)
+	inputFiles, err := src.Expand(o.inputs, filesource.Manifests, o.recursive)
 	if err != nil {
 		return err
 	}
@@ -105,6 +107,9 @@ func (o *explainOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
-	report := &explainReport{Objects: newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}).trace(files)}
-	return writeExplain(s.out, report, o.output)
+	report := &explain.Report{}
+	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}).trace(files) {
+		report.Objects = append(report.Objects, r.ObjectReport)
+	}
+	return explain.Write(s.out, report, o.output)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 
+	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -60,7 +61,7 @@ var errDoesNotCompile = errors.New("does not compile")
 func (f patchFile) member() kpatch.Member {
 	name := f.name()
 	m := kpatch.Member{File: name}
-	if name != stdinLabel {
+	if name != filesource.StdinLabel {
 		m.Group = filepath.Base(filepath.Dir(name))
 		m.Name = kpatch.TrimPatchExtension(filepath.Base(name))
 	}

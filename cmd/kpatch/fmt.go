@@ -10,6 +10,8 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/kpatchfmt"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -59,7 +61,7 @@ stderr with every problem's position, and the exit code is 1. "-" reads standard
 func (o *fmtOptions) run(s streams, files []string) error {
 	if o.write {
 		for _, f := range files {
-			if f == stdinName {
+			if f == filesource.StdinName {
 				return usageErrorf("-w cannot rewrite standard input")
 			}
 		}
@@ -95,11 +97,11 @@ func (o *fmtOptions) format(s streams, path string) (bool, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return false, fmt.Errorf("%s: is a directory; fmt takes .kpatch files (kpatch fmt %s)", path, filepath.Join(path, "*.kpatch"))
 	}
-	name, src, err := readPath(path, s.in)
+	name, src, err := filesource.ReadPath(path, s.in)
 	if err != nil {
 		return false, err
 	}
-	out, err := formatKpatch(name, src)
+	out, err := kpatchfmt.Format(name, src)
 	if err != nil {
 		return false, err
 	}
@@ -110,19 +112,10 @@ func (o *fmtOptions) format(s streams, path string) (bool, error) {
 		}
 	}
 	if o.write && unformatted {
-		return true, writeFileKeepMode(path, out)
+		return true, filesource.WriteKeepMode(path, out)
 	}
 	if !o.diff && !o.write {
 		_, err = s.out.Write(out)
 	}
 	return unformatted, err
-}
-
-// writeFileKeepMode replaces a file's content, keeping its permissions.
-func writeFileKeepMode(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, info.Mode().Perm())
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // messy is a .kpatch file in no particular layout, with comments of every
@@ -69,102 +65,6 @@ func TestFmtRefusesWhatItCannotFormat(t *testing.T) {
 	if data, _ := os.ReadFile("bad.kpatch"); string(data) != files["bad.kpatch"] {
 		t.Errorf("a file that does not parse was rewritten:\n%s", data)
 	}
-}
-
-// TestFmtCorpus formats every .kpatch file of the conformance corpus that
-// parses: the result parses to the same patches, keeps every comment, and
-// formatting it again changes nothing.
-func TestFmtCorpus(t *testing.T) {
-	files, err := filepath.Glob("../../test/conformance/testdata/*/*.kpatch")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := kpatch.Parse(name, src)
-		if err != nil {
-			continue
-		}
-		once, err := formatKpatch(name, src)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		g, err := kpatch.Parse(name, once)
-		if err != nil || g.String() != f.String() {
-			t.Errorf("%s: formatted file means something else (%v):\n%s", name, err, once)
-		}
-		if want, got := comments(string(src)), comments(string(once)); strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: comments %q, want %q", name, got, want)
-		}
-		if twice, err := formatKpatch(name, once); err != nil || string(twice) != string(once) {
-			t.Errorf("%s: formatting twice changes the file:\n%s\n---\n%s", name, once, twice)
-		}
-	}
-}
-
-// comments returns the comments of a file in order: every text from a "#"
-// that starts a line or follows a blank, outside quotes (good enough for
-// the corpus, whose quoted values hold no blank before a "#").
-func comments(src string) []string {
-	var out []string
-	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r", ""), "\ufeff")
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "#") {
-			out = append(out, line)
-			continue
-		}
-		if i := strings.Index(line, " #"); i >= 0 && !strings.Contains(line[:i], `"`) && !strings.Contains(line[:i], "'") {
-			out = append(out, strings.TrimSpace(line[i:]))
-		} else if i := strings.Index(line, "\t#"); i >= 0 {
-			out = append(out, strings.TrimSpace(line[i:]))
-		}
-	}
-	return out
-}
-
-// FuzzFmt: for any file that parses, fmt keeps the meaning and is
-// idempotent, or refuses with errLayout where the engine's printer does not
-// round-trip (a value holding a carriage return: testdata/fuzz/FuzzFmt).
-// The seeds are the corpus's .kpatch files.
-func FuzzFmt(f *testing.F) {
-	f.Add([]byte(messy))
-	files, _ := filepath.Glob("../../test/conformance/testdata/*/*.kpatch")
-	for _, name := range files {
-		if src, err := os.ReadFile(name); err == nil {
-			f.Add(src)
-		}
-	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		file, err := kpatch.Parse("f.kpatch", src)
-		if err != nil {
-			return
-		}
-		once, err := formatKpatch("f.kpatch", src)
-		if errors.Is(err, errLayout) && !printerRoundTrips(file) {
-			return
-		}
-		if err != nil {
-			t.Fatalf("a file that parses is refused: %v\n%q", err, src)
-		}
-		if g, err := kpatch.Parse("f.kpatch", once); err != nil || g.String() != file.String() {
-			t.Fatalf("meaning changed (%v):\n%q\n%q", err, src, once)
-		}
-		if twice, err := formatKpatch("f.kpatch", once); err != nil || string(twice) != string(once) {
-			t.Fatalf("not idempotent (%v):\n%q\n%q", err, once, twice)
-		}
-	})
-}
-
-// printerRoundTrips reports whether the engine's printer prints the file
-// as something that parses back to it.
-func printerRoundTrips(f *kpatch.File) bool {
-	g, err := kpatch.ParseString(f.Name, f.String())
-	return err == nil && g.String() == f.String()
 }
 
 // TestFmtKeepsSelectorSpelling: a selector stays bare or bracketed as it

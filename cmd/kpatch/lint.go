@@ -3,6 +3,10 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
+	"kpatch.dev/kpatch/internal/paramusage"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 )
@@ -39,9 +43,12 @@ With -f, lint also reads manifests and reports, as apply does, every file
 section whose target matches none of their objects: a warning, or with
 --fail-unmatched an error. It applies the files to the objects and reports
 every field a file marks ${required} that an object lacks once every file
-has applied (an error), and every useless override: an entry that sets a
+has applied (an error), every useless override: an entry that sets a
 field to the value an earlier file gave it, on every object it matches (a
-warning).
+warning), and every overwritten file: a file whose every change is
+overwritten by files that apply after it, on every object it changes, so
+that the objects come out the same without it (a warning naming the later
+files; a higher layer makes the file apply after them).
 
 Files apply by layer (a "# kpatch:layer: N" line before the first header,
 else 0), then from the generic target to the specific one, then in the
@@ -50,8 +57,12 @@ specificity only.
 
 A directory gives its .kpatch, .yaml and .yml files, except values.yaml and
 parameters.yaml (the values and parameters of a registry ConfigMap laid out
-as a directory: pass values.yaml with --values). A replacements file (a YAML
-file whose only key is replacements:) is parsed and its problems reported.
+as a directory: pass values.yaml with --values), nor the test suites it
+holds (docs/testing.md): a directory below it that holds a kpatch-test.yaml
+is left out whole, and so are the directory's own kpatch-test.yaml and every
+file and directory that suite names (a --registry directory too). A
+replacements file (a YAML file whose only key is replacements:) is parsed and
+its problems reported.
 
 With --parameters, the schema is checked; a declared parameter that no file
 reads, or a variable that reads no declared parameter, is a warning. With
@@ -118,38 +129,20 @@ func (o *lintOptions) run(s streams, args []string) error {
 func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*lintRun, error) {
 	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
 	var err error
-	if run.manifests, err = src.expand(o.manifests, manifestSelection, o.recursive); err != nil {
+	if run.manifests, err = src.Expand(o.manifests, filesource.Manifests, o.recursive); err != nil {
 		return nil, err
 	}
 	if len(o.registry.files) > 0 {
-		files, err := src.expand(o.registry.files, manifestSelection, o.recursive)
+		files, err := src.Expand(o.registry.files, filesource.Registry, o.recursive)
 		run.patches.registry = &registryFlags{files: files, selector: o.registry.selector}
 		return run, err
 	}
-	if run.patches.files, err = src.expand(args, patchSelection, o.recursive); err != nil {
+	if run.patches.files, err = src.Expand(args, filesource.Patches, o.recursive); err != nil {
 		return nil, err
 	}
-	run.schemaFile = o.vars.parameters
-	run.patches.vars, run.schema, err = lintVariables(&o.vars, src, found)
+	run.schemaFile = o.vars.Parameters
+	run.patches.vars, run.schema, err = o.vars.LoadWithSchema(src.Source, &found.Findings)
 	return run, err
-}
-
-// lintVariables reads the schema, if any, and the values, if any:
-// without values, references are not checked (the variables are nil).
-func lintVariables(v *variableFlags, src fileSource, found *findings) (*kpatch.Variables, *parameters.Schema, error) {
-	if v.parameters == "" {
-		if v.empty() {
-			return nil, nil, nil
-		}
-		vars, err := v.load(src, found)
-		return vars, nil, err
-	}
-	schema, err := v.schema(src, found)
-	if schema == nil || v.empty() {
-		return nil, schema, err
-	}
-	vars, err := v.resolve(src, schema, found)
-	return vars, schema, err
 }
 
 // lintRun is what lint does once its command line is read. kpatch test
@@ -173,7 +166,7 @@ func (r *lintRun) lint(found *findings) error {
 		return err
 	}
 	if r.schema != nil {
-		reportUsage(r.schema, r.schemaFile, fileReferences(syntaxTrees(files.patches())), found)
+		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(files.patches())), &found.Findings)
 	}
 	if len(r.manifests) == 0 {
 		return nil
@@ -182,14 +175,15 @@ func (r *lintRun) lint(found *findings) error {
 	if err != nil {
 		return err
 	}
-	found.reportUnmatched(unmatchedTargets(files.patches(), objectsOf(m.docs, r.namespace), r.failUnmatched))
-	reportUseless(files, m, r.namespace, found)
+	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
+	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
+	found.ReportOverwritten(files.patches(), m.Objects(), r.namespace)
 	applied := &findings{} // the files' failures on the objects are apply's to report
 	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
-	n := len(applied.list)
-	reportRequired(files, m, r.namespace, applied)
-	for _, f := range applied.list[n:] {
-		found.error(f.err)
+	n := len(applied.List)
+	applied.ReportRequired(files.patches(), m.Objects(), r.namespace)
+	for _, f := range applied.List[n:] {
+		found.error(f.Err)
 	}
 	return nil
 }
@@ -216,7 +210,7 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 && name != stdinName {
+		if len(files) == 0 && name != filesource.StdinName {
 			broken = append(broken, name) // standard input has no name to require
 		}
 		for _, f := range files {
@@ -241,6 +235,6 @@ func (r *lintRun) check(f patchFile, found *findings) {
 		return
 	}
 	for _, e := range f.patch.Check() {
-		found.reportCheck(e, r.failNotIdempotent)
+		found.ReportCheck(e, r.failNotIdempotent)
 	}
 }

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"text/tabwriter"
+	"errors"
 
 	"github.com/spf13/cobra"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/parameters"
-	"kpatch.dev/kpatch/pkg/replacement"
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/paramusage"
+	"kpatch.dev/kpatch/internal/varflags"
 )
 
 // paramsOptions are the flags of kpatch params.
@@ -35,7 +28,9 @@ default, whether it is required, description, and the patch files that read it
 The schema is the file named parameters.yaml among the arguments, or in a
 directory given (a registry ConfigMap laid out as a directory), or the file of
 --parameters. The other files, and the .kpatch, .yaml and .yml files of the
-directories, are the patch files.
+directories, are the patch files: a directory leaves out the test suites it
+holds as kpatch lint does (a directory below it holding a kpatch-test.yaml,
+and its own kpatch-test.yaml and the files that suite names).
 
 A declared parameter that no file reads, and a variable that reads no declared
 parameter, are warnings on stderr, as kpatch lint --parameters reports them. A
@@ -62,21 +57,23 @@ schema or a patch file that does not parse is an error: exit code 1.`,
 
 func (o *paramsOptions) run(s streams, args []string) error {
 	for _, a := range args {
-		if a == stdinName {
+		if a == filesource.StdinName {
 			return usageErrorf("params reads files, not standard input")
 		}
 	}
 	src := stdinSource(s.in)
-	schemaFile, files, err := o.split(src, args)
-	if err != nil {
+	schemaFile, files, err := paramusage.Split(src.Source, args, o.parameters, o.recursive)
+	if errors.Is(err, paramusage.ErrManySchemas) {
+		return asUsageError(err)
+	} else if err != nil {
 		return err
 	}
 	found := &findings{}
-	schema, err := (&variableFlags{parameters: schemaFile}).schema(src, found)
+	schema, err := (&varflags.Flags{Parameters: schemaFile}).Schema(src.Source, &found.Findings)
 	if err != nil {
 		return err
 	}
-	trees, err := parseTrees(src, files, found)
+	trees, err := paramusage.ParseTrees(src.Source, files, &found.Findings)
 	if err != nil {
 		return err
 	}
@@ -84,120 +81,11 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		found.print(s.err)
 		return errReported
 	}
-	refs := fileReferences(trees)
-	if err := printSchema(s.out, schema, refs); err != nil {
+	refs := paramusage.References(trees)
+	if err := paramusage.Table(s.out, schema, refs); err != nil {
 		return err
 	}
-	reportUsage(schema, schemaFile, refs, found)
+	paramusage.Report(schema, schemaFile, refs, &found.Findings)
 	found.print(s.err)
 	return nil
-}
-
-// split returns the schema file and the patch files of the arguments.
-func (o *paramsOptions) split(src fileSource, args []string) (string, []string, error) {
-	schemas := []string{}
-	if o.parameters != "" {
-		schemas = append(schemas, o.parameters)
-	}
-	var files []string
-	for _, a := range args {
-		expanded, err := src.expand([]string{a}, patchSelection, o.recursive)
-		if err != nil {
-			return "", nil, err
-		}
-		if len(expanded) == 1 && expanded[0] == a { // a file named explicitly
-			if filepath.Base(a) == parameters.SchemaKey {
-				schemas = append(schemas, a)
-			} else {
-				files = append(files, a)
-			}
-			continue
-		}
-		files = append(files, expanded...)
-		if s := filepath.Join(a, parameters.SchemaKey); isFile(src.path(s)) {
-			schemas = append(schemas, s)
-		}
-	}
-	switch {
-	case len(schemas) == 0:
-		return "", nil, fmt.Errorf("no parameter schema: name a %s, or give --parameters FILE", parameters.SchemaKey)
-	case len(schemas) > 1:
-		return "", nil, usageErrorf("one parameter schema at a time, not %s", strings.Join(schemas, " and "))
-	}
-	return schemas[0], files, nil
-}
-
-// parseTrees parses the patch files (replacements files read no
-// variables); their problems go to found.
-func parseTrees(src fileSource, files []string, found *findings) ([]*kpatch.File, error) {
-	var trees []*kpatch.File
-	for _, path := range files {
-		name, data, err := src.read(path)
-		if err != nil {
-			return nil, err
-		}
-		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
-			continue
-		}
-		f, err := kpatch.ParseAny(name, data)
-		if err != nil {
-			found.error(err)
-			continue
-		}
-		trees = append(trees, f)
-	}
-	return trees, nil
-}
-
-// printSchema prints the schema as a table, with the files that read
-// each parameter.
-func printSchema(w io.Writer, schema *parameters.Schema, refs []reference) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tDEFAULT\tREQUIRED\tDESCRIPTION\tUSED BY")
-	for _, p := range schema.Parameters() {
-		def := "<none>"
-		if v, ok := p.Default(); ok {
-			def = defaultText(v)
-		}
-		required := "no"
-		if p.Required() {
-			required = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name(), p.Type(), def, required,
-			strings.Join(strings.Fields(p.Description()), " "), usedBy(schema, p, refs))
-	}
-	return tw.Flush()
-}
-
-// usedBy lists the files whose references read the parameter, each once,
-// in the order of the files; <none> when no file reads it.
-func usedBy(schema *parameters.Schema, p *parameters.Parameter, refs []reference) string {
-	var files []string
-	for _, r := range refs {
-		if q, ok := schema.ForRef(r.ref); ok && q.Name() == p.Name() && !slices.Contains(files, r.pos.File) {
-			files = append(files, r.pos.File)
-		}
-	}
-	if len(files) == 0 {
-		return "<none>"
-	}
-	return strings.Join(files, ",")
-}
-
-// defaultText prints a default: text as it is, anything else as JSON.
-func defaultText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-// isFile reports whether path is a regular file.
-func isFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
 }

@@ -169,8 +169,8 @@ data:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	// a field that create makes takes the text's own type, as in kustomize
-	if !strings.Contains(stdout, "annotations:\n    replicas: 3\n") {
+	// an annotation holds strings: the integer is written as its text
+	if !strings.Contains(stdout, "annotations:\n    replicas: \"3\"\n") {
 		t.Errorf("want the replicas b-team set, copied by c-repl:\n%s", stdout)
 	}
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/spf13/cobra"
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/testsuite"
 )
 
 // testFlags are the flags of kpatch test.
@@ -51,84 +47,16 @@ func (o *testFlags) run(s streams, args []string) error {
 		args = []string{"."}
 	}
 	for _, a := range args {
-		if a == stdinName {
+		if a == filesource.StdinName {
 			return usageErrorf("test reads suites from files, not standard input")
 		}
 	}
-	files, err := findSuites(args)
+	files, err := testsuite.Find(args)
 	if err != nil {
 		return err
 	}
-	passed, failed := 0, 0
-	for _, f := range files {
-		suite, err := loadSuite(f)
-		if err != nil {
-			fmt.Fprintf(s.out, "FAIL %s\n    %v\n", f, err)
-			failed++
-			continue
-		}
-		for _, t := range suite.Tests {
-			r := runTest(suite, t, o.update)
-			printResult(s, r)
-			if r.passed() {
-				passed++
-			} else {
-				failed++
-			}
-		}
-	}
-	fmt.Fprintf(s.out, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
+	if testsuite.RunFiles(s.out, files, o.update, suiteRunner) > 0 {
 		return errReported
 	}
 	return nil
-}
-
-// printResult prints a test's line, and for a failure why and the diff.
-func printResult(s streams, r *testResult) {
-	if r.passed() {
-		fmt.Fprintf(s.out, "PASS %s\n", r.name)
-		return
-	}
-	fmt.Fprintf(s.out, "FAIL %s\n", r.name)
-	for _, f := range r.failures {
-		fmt.Fprintf(s.out, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
-	}
-	fmt.Fprint(s.out, r.diff)
-}
-
-// findSuites returns the suite files: a file named explicitly, and in a
-// directory every kpatch-test.yaml at any depth, in lexical order
-// (directories whose names start with a dot are not searched).
-func findSuites(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		info, err := os.Stat(a)
-		if err != nil {
-			return nil, pathError(a, err)
-		}
-		if !info.IsDir() {
-			files = append(files, a)
-			continue
-		}
-		n := len(files)
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case d.IsDir() && path != a && strings.HasPrefix(d.Name(), "."):
-				return fs.SkipDir
-			case !d.IsDir() && d.Name() == suiteFileName:
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(files) == n {
-			return nil, fmt.Errorf("%s: no %s in the directory or below", a, suiteFileName)
-		}
-	}
-	return files, nil
 }

@@ -3,60 +3,25 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"kpatch.dev/kpatch/internal/buildinfo"
 )
 
-// buildInfo is what the binary knows of its own build.
-type buildInfo struct {
-	Version    string `json:"version"`
-	Commit     string `json:"commit,omitempty"`
-	CommitTime string `json:"commitTime,omitempty"`
-	Modified   bool   `json:"modified,omitempty"`
-	GoVersion  string `json:"goVersion"`
-	Platform   string `json:"platform"`
-}
-
-// readBuildInfo reads the build information the Go toolchain embeds in
-// the binary; a variable so that tests can give their own.
-var readBuildInfo = debug.ReadBuildInfo
-
-// currentBuild returns the module version, the commit the binary was
-// built from (from the toolchain's vcs stamps) and the Go version.
-func currentBuild() buildInfo {
-	b := buildInfo{Version: "unknown", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	info, ok := readBuildInfo()
-	if !ok {
-		return b
-	}
-	if info.Main.Version != "" {
-		b.Version = info.Main.Version
-	}
-	if info.GoVersion != "" {
-		b.GoVersion = info.GoVersion
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			b.Commit = s.Value
-		case "vcs.time":
-			b.CommitTime = s.Value
-		case "vcs.modified":
-			b.Modified = s.Value == "true"
-		}
-	}
-	return b
-}
+// currentBuild returns the version and commit the binary was built from
+// (see package buildinfo); a variable so that tests can give their own.
+var currentBuild = buildinfo.Current
 
 func newVersionCommand(s streams) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of kpatch",
-		Long: `Print the module version of kpatch, the commit it was built from (with
-"(modified)" when the work tree had uncommitted changes) and the Go version.`,
+		Long: `Print the version of kpatch, the commit it was built from (with
+"(modified)" when the work tree had uncommitted changes), the Go version and
+the platform. A release build names its release version; ` + "`go install`" + ` names
+the module version.`,
 		Args: noArgs(""),
 		RunE: func(*cobra.Command, []string) error {
 			b := currentBuild()
@@ -82,7 +47,7 @@ func newVersionCommand(s streams) *cobra.Command {
 }
 
 // printBuild prints the build information as text.
-func printBuild(s streams, b buildInfo) {
+func printBuild(s streams, b buildinfo.Info) {
 	commit := b.Commit
 	switch {
 	case commit == "":

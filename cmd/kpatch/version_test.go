@@ -10,35 +10,52 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	kbuild "kpatch.dev/kpatch/internal/buildinfo"
 )
 
-func TestVersionFromBuildInfo(t *testing.T) {
-	saved := readBuildInfo
-	t.Cleanup(func() { readBuildInfo = saved })
-	readBuildInfo = func() (*debug.BuildInfo, bool) {
-		return &debug.BuildInfo{
-			GoVersion: "go1.99.1",
-			Main:      debug.Module{Path: "kpatch.dev/kpatch", Version: "v1.2.3"},
-			Settings: []debug.BuildSetting{
-				{Key: "vcs.revision", Value: "0123456789abcdef"},
-				{Key: "vcs.time", Value: "2026-01-02T03:04:05Z"},
-				{Key: "vcs.modified", Value: "true"},
-			},
-		}, true
+func TestVersionOutput(t *testing.T) {
+	saved := currentBuild
+	t.Cleanup(func() { currentBuild = saved })
+	currentBuild = func() kbuild.Info {
+		return kbuild.Info{Version: "v1.2.3", Commit: "0123456789abcdef", CommitTime: "2026-01-02T03:04:05Z", Modified: true, GoVersion: "go1.99.1", Platform: "plan9/mips"}
 	}
 	code, stdout, _ := runCLI(t, nil, "", "version")
-	want := "Version:   v1.2.3\nCommit:    0123456789abcdef (modified) 2026-01-02T03:04:05Z\nGo:        go1.99.1\nPlatform:  " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	want := "Version:   v1.2.3\nCommit:    0123456789abcdef (modified) 2026-01-02T03:04:05Z\nGo:        go1.99.1\nPlatform:  plan9/mips\n"
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, want)
 	}
 	code, stdout, _ = runCLI(t, nil, "", "version", "-o", "json")
-	var b buildInfo
-	if code != 0 || json.Unmarshal([]byte(stdout), &b) != nil || b.Version != "v1.2.3" || b.Commit != "0123456789abcdef" || !b.Modified || b.GoVersion != "go1.99.1" {
+	var b kbuild.Info
+	if code != 0 || json.Unmarshal([]byte(stdout), &b) != nil || b != currentBuild() {
 		t.Errorf("-o json: exit %d, stdout:\n%s", code, stdout)
 	}
-	readBuildInfo = func() (*debug.BuildInfo, bool) { return nil, false }
-	if code, stdout, _ = runCLI(t, nil, "", "version"); code != 0 || !strings.Contains(stdout, "Version:   unknown\nCommit:    unknown\nGo:        "+runtime.Version()) {
+	currentBuild = func() kbuild.Info {
+		return kbuild.Info{Version: "unknown", GoVersion: "go1.99.1", Platform: "plan9/mips"}
+	}
+	if code, stdout, _ = runCLI(t, nil, "", "version"); code != 0 || !strings.Contains(stdout, "Version:   unknown\nCommit:    unknown\nGo:        go1.99.1") {
 		t.Errorf("without build information: exit %d, stdout:\n%s", code, stdout)
+	}
+	if code, _, _ = runCLI(t, nil, "", "version", "-o", "yaml"); code != 2 {
+		t.Errorf("-o yaml: exit %d, want 2 (usage)", code)
+	}
+}
+
+// TestVersionOfStampedBinary builds the binary as the release does, with
+// the version and commit set by the linker, and runs `kpatch version`.
+func TestVersionOfStampedBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "kpatch")
+	ldflags := "-X kpatch.dev/kpatch/internal/buildinfo.version=v0.9.8 -X kpatch.dev/kpatch/internal/buildinfo.commit=feedfacecafe"
+	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Version:   v0.9.8\nCommit:    feedfacecafe\nGo:        " + runtime.Version() + "\nPlatform:  " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	if string(out) != want {
+		t.Errorf("kpatch version:\n%s\nwant:\n%s", out, want)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
-
-	"kpatch.dev/kpatch/internal/anyslab"
 )
 
 // Decode decodes a JSON object as the API server's decoder
@@ -20,9 +18,9 @@ import (
 //
 // It reads the document twice: objectScan checks it and counts its
 // members, then objectBuilder makes each map at its size and takes the
-// strings, numbers and list headers from one slab each, so that a
-// document costs its maps, one copy of its bytes and one slab per kind
-// of value, not an allocation per value.
+// lists' elements from one array, so that a document costs its maps, one
+// copy of its bytes, that array, and its strings, numbers and lists
+// boxed (any allocates the copy each holds).
 // The maps come from maps (Maps), or are made when it is nil.
 // TestDecodeObjectMatchesAPIServer and FuzzDecodeObject hold it to the
 // API server's decoder.
@@ -60,32 +58,23 @@ func firstNonSpace(raw []byte) int {
 }
 
 // objectBuilder is the second pass of the object decoder, over a
-// document objectScan accepted. Its slabs (anyslab) box the strings,
-// numbers and list headers, sized by the first pass; lists are
-// sub-slices of one slab of elements, each with its capacity cut to its
+// document objectScan accepted. Lists are sub-slices of one array of
+// elements, sized by the first pass, each with its capacity cut to its
 // length, so that an append to one copies it instead of writing into the
 // next.
 type objectBuilder struct {
-	data    string // the one copy of the document; strings are sliced from it
-	pos     int
-	sizes   []int32
-	maps    *Maps
-	strings anyslab.Slab[string]
-	ints    anyslab.Slab[int64]
-	floats  anyslab.Slab[float64]
-	lists   anyslab.Slab[[]any]
-	items   []any
+	data  string // the one copy of the document; strings are sliced from it
+	pos   int
+	sizes []int32
+	maps  *Maps
+	items []any
 }
 
 func newObjectBuilder(scan *objectScan, raw []byte) objectBuilder {
 	return objectBuilder{
-		data:    string(raw),
-		sizes:   scan.sizes,
-		strings: anyslab.Sized[string](scan.strings),
-		ints:    anyslab.Sized[int64](scan.numbers - scan.floats),
-		floats:  anyslab.Sized[float64](scan.floats),
-		lists:   anyslab.Sized[[]any](scan.lists),
-		items:   make([]any, scan.items),
+		data:  string(raw),
+		sizes: scan.sizes,
+		items: make([]any, scan.items),
 	}
 }
 
@@ -112,7 +101,7 @@ func (b *objectBuilder) value() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return b.strings.Box(s), nil
+		return s, nil
 	case 't':
 		b.pos += len("true")
 		return true, nil
@@ -180,7 +169,7 @@ func (b *objectBuilder) list() (any, error) {
 	if n == 0 {
 		b.pos++ // ']'
 	}
-	return b.lists.Box(l), nil
+	return l, nil
 }
 
 // str decodes a string from its opening quote: sliced from the document
@@ -225,12 +214,12 @@ func (b *objectBuilder) number() (any, error) {
 	lit := b.data[start:b.pos]
 	if integer {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return b.ints.Box(i), nil
+			return i, nil
 		}
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		return nil, &DecodeError{Offset: start, Msg: "number " + lit + " does not fit a float64"}
 	}
-	return b.floats.Box(f), nil
+	return f, nil
 }

@@ -21,20 +21,16 @@ func (e *DecodeError) Error() string {
 
 // objectScan is the first pass of the object decoder: it checks the
 // document's syntax and counts what the second pass allocates, so that
-// every map is made at its size and the strings, numbers and lists are
-// boxed from one slab each.
+// every map is made at its size and the lists' elements come from one
+// array.
 type objectScan struct {
 	data  []byte
 	pos   int
 	depth int
 	// sizes holds the members of each object and list, in the order
 	// they open.
-	sizes   []int32
-	strings int // string values (keys are not boxed)
-	numbers int
-	floats  int // numbers with a fraction or an exponent
-	lists   int
-	items   int // list elements, all lists together
+	sizes []int32
+	items int // list elements, all lists together
 }
 
 func (s *objectScan) fail(format string, args ...any) error {
@@ -79,10 +75,8 @@ func (s *objectScan) value() error {
 	case c == '[':
 		return s.container(']', false)
 	case c == '"':
-		s.strings++
 		return s.str()
 	case c == '-' || '0' <= c && c <= '9':
-		s.numbers++
 		return s.number()
 	case c == 't':
 		return s.literal("true")
@@ -104,9 +98,6 @@ func (s *objectScan) container(end byte, members bool) error {
 	}
 	at := len(s.sizes)
 	s.sizes = append(s.sizes, 0)
-	if !members {
-		s.lists++
-	}
 	s.pos++
 	if s.peek() == end {
 		s.pos++
@@ -229,16 +220,13 @@ func (s *objectScan) number() error {
 	case s.digits() == 0:
 		return s.fail("invalid number, expecting a digit")
 	}
-	integer := true
 	if s.pos < len(s.data) && s.data[s.pos] == '.' {
-		integer = false
 		s.pos++
 		if s.digits() == 0 {
 			return s.fail("invalid number, expecting a digit after the decimal point")
 		}
 	}
 	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
-		integer = false
 		s.pos++
 		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
 			s.pos++
@@ -246,9 +234,6 @@ func (s *objectScan) number() error {
 		if s.digits() == 0 {
 			return s.fail("invalid number, expecting a digit in the exponent")
 		}
-	}
-	if !integer {
-		s.floats++
 	}
 	return nil
 }

@@ -121,6 +121,9 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
+	if e := checkNamespace(req.Namespace, obj); e != nil {
+		return h.answerInternal(log, e)
+	}
 	opts := h.opts(req.Namespace)
 	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
@@ -168,12 +171,13 @@ func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (a
 }
 
 // patches reports whether the request is one the webhook patches: an
-// operation it is configured for, outside the namespaces it never touches.
+// operation it is configured for, on an object itself (not a subresource
+// such as status or scale), outside the namespaces it never touches.
 func (h *Handler) patches(req *admission.Request) bool {
 	if req.Namespace == "kube-system" || req.Namespace != "" && req.Namespace == h.RegistryNamespace {
 		return false
 	}
-	if len(req.Object.Raw) == 0 {
+	if len(req.Object.Raw) == 0 || req.SubResource != "" {
 		return false
 	}
 	ops := h.Operations

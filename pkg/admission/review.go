@@ -2,13 +2,15 @@ package admission
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
 
-	"github.com/bytedance/sonic"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,8 +42,29 @@ var _ http.Handler = (*Webhook)(nil)
 // webhookLog is the base logger of requests, controller-runtime's.
 var webhookLog = logf.Log.WithName("admission")
 
-// reviewCodec decodes and encodes AdmissionReviews.
-var reviewCodec = sonic.ConfigStd
+// reviewCodec decodes and encodes AdmissionReviews, chosen by measuring
+// the webhook end to end (docs/performance.md): go-json-experiment/json
+// decodes (as fast as sonic was, without its JIT; encoding/json cost
+// 1.5 % of the p50), encoding/json encodes the answer (a few hundred
+// bytes), as controller-runtime does.
+var reviewCodec codec
+
+// codec is go-json-experiment/json's Unmarshal and encoding/json's
+// Encoder.
+type codec struct{}
+
+// reviewDecoding makes the decoder accept what encoding/json accepts
+// besides names in another case (the API server's decoders, as
+// go-json-experiment/json by default, match them exactly): duplicate
+// names (the later written over the earlier) and invalid UTF-8 (replaced
+// by U+FFFD).
+var reviewDecoding = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+// Unmarshal decodes data into v.
+func (codec) Unmarshal(data []byte, v any) error { return jsonv2.Unmarshal(data, v, reviewDecoding) }
+
+// NewEncoder is json.NewEncoder.
+func (codec) NewEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(w) }
 
 // review is an AdmissionReview of either version (v1 and v1beta1 have the
 // same fields): its type, to answer in kind, and its request, whose
@@ -55,27 +78,36 @@ type review struct {
 // errEmptyBody is a request without a body.
 var errEmptyBody = errors.New("request body is empty")
 
-// ServeHTTP reads one AdmissionReview and answers it.
+// ServeHTTP reads one AdmissionReview and answers it. A review that is
+// too large or does not decode, but whose request's uid could be read, is
+// answered with that uid by the Handler's ErrorPolicy (see answerUnread):
+// the API server applies its failurePolicy only to answers without it.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := wh.logger(nil)
 	req, typ, code, err := readReview(r)
-	if err != nil {
+	ctx := r.Context()
+	if wh.WithContextFunc != nil {
+		ctx = wh.WithContextFunc(ctx, r)
+	}
+	if err != nil && req == nil {
 		log.Error(err, "bad request")
 		wh.write(w, log, admission.Errored(code, err), typ)
+		return
+	}
+	if err != nil {
+		wh.write(w, log, wh.answerUnread(ctx, req, code, err), typ)
 		return
 	}
 	if log.V(5).Enabled() {
 		wh.logger(req).V(5).Info("received request")
 	}
-	ctx := r.Context()
-	if wh.WithContextFunc != nil {
-		ctx = wh.WithContextFunc(ctx, r)
-	}
 	wh.write(w, log, wh.Handle(ctx, *req), typ)
 }
 
 // readReview reads and decodes the body; on error it returns the HTTP
-// status of the answer.
+// status of the answer, and, when the body was read (in part, or whole
+// but not decodable) and its request's uid could be found, a request that
+// holds only that uid.
 func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, error) {
 	v1 := metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
 	if r.Body == nil || r.Body == http.NoBody {
@@ -85,19 +117,25 @@ func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, er
 	buf := reviewBuffers.Get().(*bytes.Buffer)
 	defer putReviewBuffer(buf)
 	buf.Reset()
-	if n := r.ContentLength; n > 0 && n < MaxReviewSize {
-		buf.Grow(int(n) + bytes.MinRead) // read at once, without growing
-	}
+	// The buffer grows as bytes arrive, never to the announced
+	// Content-Length ahead of them: a client that announces 7 MiB and
+	// sends one byte holds a few hundred bytes, not 7 MiB. An ordinary
+	// review fits the capacity a pooled buffer already has.
 	limited := &io.LimitedReader{R: r.Body, N: MaxReviewSize}
 	_, err := buf.ReadFrom(limited)
 	body := buf.Bytes()
 	if err != nil {
-		return nil, v1, http.StatusBadRequest, err
+		// the body was cut short (the client went away, the server's read
+		// timeout): what arrived may hold the uid
+		req, typ := reviewUID(body)
+		return req, typ, http.StatusBadRequest, fmt.Errorf("reading the AdmissionReview after %d bytes: %w", len(body), err)
 	}
 	if limited.N <= 0 {
-		return nil, v1, http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", MaxReviewSize)
+		req, typ := reviewUID(body)
+		return req, typ, http.StatusRequestEntityTooLarge, fmt.Errorf("request entity is too large; limit is %d bytes", MaxReviewSize)
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		// not declared JSON: not searched for a uid, as controller-runtime
 		return nil, v1, http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct)
 	}
 	req := &admission.Request{}
@@ -105,7 +143,8 @@ func readReview(r *http.Request) (*admission.Request, metav1.TypeMeta, int32, er
 	// the decoded review keeps nothing of body (the codec copies strings,
 	// RawExtension its bytes), which goes back to the pool
 	if err := reviewCodec.Unmarshal(body, &rv); err != nil {
-		return nil, v1, http.StatusBadRequest, fmt.Errorf("decoding the AdmissionReview: %w", err)
+		req, typ := reviewUID(body)
+		return req, typ, http.StatusBadRequest, fmt.Errorf("decoding the AdmissionReview: %w", err)
 	}
 	if rv.Request != nil && rv.Request != &req.AdmissionRequest {
 		req.AdmissionRequest = *rv.Request

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	"kpatch.dev/kpatch/internal/anyslab"
 )
 
 // ApplyOptions adjust how patches meet an object.
@@ -100,11 +98,6 @@ type applier struct {
 	valueBytes int
 	// makeMap is ApplyOptions.NewMap.
 	makeMap func(size int) map[string]any
-	// lists and strings box the lists and strings the applier writes
-	// (anyslab); dropped by reset, as their used slots hold values of
-	// the object, which a pooled applier must not keep alive.
-	lists   anyslab.Slab[[]any]
-	strings anyslab.Slab[string]
 }
 
 type undoRecord struct {
@@ -135,7 +128,6 @@ func (a *applier) reset() {
 	a.root, a.makeMap = nil, nil
 	a.meter = meter{}
 	a.file = 0
-	a.lists, a.strings = anyslab.Slab[[]any]{}, anyslab.Slab[string]{}
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -397,7 +389,7 @@ func (a *applier) writableList(s slot, l []any) []any {
 	c := make([]any, len(l))
 	copy(c, l)
 	a.own(listPointer(c))
-	a.set(s, a.lists.Box(c))
+	a.set(s, c)
 	return c
 }
 

@@ -158,8 +158,12 @@ func (r *reach) found(v any) {
 	}
 }
 
-// walk counts what steps reach in v.
+// walk counts what steps reach in v. Every item of a list that does not
+// exist is nothing, neither present nor missing (see itemsOfNothing).
 func (r *reach) walk(v any, steps []step) {
+	if v == nil && itemsOfNothing(steps) {
+		return
+	}
 	if len(steps) == 0 {
 		if v == nil {
 			r.missing++

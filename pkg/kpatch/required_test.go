@@ -73,6 +73,10 @@ func TestRequiredPaths(t *testing.T) {
 		{"allContainers[name=side].image.tag: ${required}", true},
 		{"allContainers.image: ${required}", false},
 		{"initContainers[*].image: ${required}", false},
+		{"initContainers.image: ${required}", false},
+		{"initContainers.env[name=A].value: ${required}", false},
+		{"containers.env.value: ${required}", false},
+		{"containers.env[name=A].value: ${required}", true},
 		{"serviceAccountName: ${required}", true},
 	} {
 		p := mustPatch(t, "f.kpatch", "[deployment.web]\n"+c.entry+"\n")

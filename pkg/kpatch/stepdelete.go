@@ -72,6 +72,6 @@ func (a *applier) removeItems(s slot, list []any, remove func(j int) bool) *prob
 		}
 	}
 	a.own(listPointer(out))
-	a.set(s, a.lists.Box(out))
+	a.set(s, out)
 	return nil
 }

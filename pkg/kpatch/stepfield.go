@@ -65,6 +65,35 @@ func (f itemsFieldStep) listTokens(out []listToken) []listToken {
 	return f.fieldStep.listTokens(append(out, listToken{kind: 'a'}))
 }
 
+// apply performs the field on every item of the list in s. A list that
+// does not exist has no items: nothing is written, no item is made up.
+func (f itemsFieldStep) apply(a *applier, s slot, cur any, c cursor) *problem {
+	if cur == nil {
+		return nil
+	}
+	return f.fieldStep.apply(a, s, cur, c)
+}
+
+// itemsOfNothing reports whether steps, performed on a value that does
+// not exist, go through every item of a list before they write anything:
+// the maps they would create on the way hold no list, so the list has no
+// items and the steps write nothing. A selector, an index or an insertion
+// met first decides otherwise (no match, past the end, a new item).
+func itemsOfNothing(steps []step) bool {
+	for i, st := range steps {
+		switch st.(type) {
+		case *fieldStep, keyStep:
+			continue
+		case itemsFieldStep, *allStep:
+			return true
+		case *allContainersStep:
+			return i+1 < len(steps) && !isInsertion(steps[i+1])
+		}
+		return false
+	}
+	return false
+}
+
 // keyStep is an index on a map, as the schema says: the digits as
 // written are the key.
 type keyStep struct{ *indexStep }
@@ -81,7 +110,9 @@ func (k keyStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 
 // applyField performs a field step on the value in s: it walks into the
 // map's key, creating the map where there is none, or deletes the key at
-// the end of a delete; on a list, it walks into every item.
+// the end of a delete; on a list, it walks into every item. No map is
+// created for a delete, nor for a path that goes on through every item of
+// a list it would have to create (see itemsOfNothing).
 func (a *applier) applyField(s slot, cur any, c cursor, name string) *problem {
 	switch v := cur.(type) {
 	case map[string]any:
@@ -96,7 +127,7 @@ func (a *applier) applyField(s slot, cur any, c cursor, name string) *problem {
 	case []any:
 		return a.applyEveryItem(s, v, c, name)
 	case nil:
-		if c.deleting() {
+		if c.deleting() || itemsOfNothing(c.pl.steps[c.i+1:]) {
 			return nil
 		}
 		m := a.newMap()

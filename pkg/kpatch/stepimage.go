@@ -54,7 +54,7 @@ func (a *applier) setImagePart(s slot, cur any, c cursor, part string) *problem 
 		return c.fail(err)
 	}
 	if ref != old || cur == nil {
-		a.set(s, a.strings.Box(ref))
+		a.set(s, ref)
 	}
 	if s.m != nil && splitImage(ref).path == "" {
 		// not a reference yet: checked when the file is done

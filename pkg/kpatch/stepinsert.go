@@ -69,7 +69,7 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	out = append(out, item)
 	out = append(out, list[pos:]...)
 	a.own(listPointer(out))
-	a.set(s, a.lists.Box(out))
+	a.set(s, out)
 	return nil
 }
 

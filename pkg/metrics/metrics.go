@@ -35,6 +35,12 @@ const (
 	ReasonPanic     = "panic"      // a panic outside any patch file
 )
 
+// ReasonNamespaceMismatch is the reason of an internal error for a review
+// whose object names a namespace other than the request's: the API server
+// never sends one (it sets the object's namespace from the request's), so
+// it was forged or corrupted.
+const ReasonNamespaceMismatch = "namespace-mismatch"
+
 // Metrics are the webhook's Prometheus metrics. Its methods do nothing on
 // a nil *Metrics.
 type Metrics struct {
@@ -82,6 +88,9 @@ type Metrics struct {
 	// Panics counts recovered panics by scope (PanicScopeFile,
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
+	// RejectedRequests counts the requests answered before their review
+	// was read, by reason (RejectInFlight); they are not in Requests.
+	RejectedRequests *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -93,10 +102,35 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.newRequestMetrics()
 	m.newRegistryMetrics()
 	m.newStoreMetrics()
+	m.newRejectedMetric()
 	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
 		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
+	reg.MustRegister(m.RejectedRequests)
 	return m
+}
+
+// RejectInFlight is the reason of a request refused because as many as
+// the bound were being served (WithInFlightLimit), the value of the
+// reason label of kpatch_admission_requests_rejected_total.
+const RejectInFlight = "in-flight"
+
+// newRejectedMetric creates the counter of rejected requests, every
+// reason at zero.
+func (m *Metrics) newRejectedMetric() {
+	m.RejectedRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_admission_requests_rejected_total",
+		Help: "Requests to /mutate answered 429 before their review was read, by reason: in-flight (as many as --max-in-flight were being served).",
+	}, []string{"reason"})
+	m.RejectedRequests.WithLabelValues(RejectInFlight)
+}
+
+// Rejected counts a request refused before its review was read, by its
+// reason (RejectInFlight).
+func (m *Metrics) Rejected(reason string) {
+	if m != nil {
+		m.RejectedRequests.WithLabelValues(reason).Inc()
+	}
 }
 
 // newRequestMetrics creates the metrics of admission requests, every
@@ -131,7 +165,7 @@ func (m *Metrics) newRequestMetrics() {
 	for _, r := range []string{ResultMutated, ResultUnchanged, ResultError} {
 		m.Requests.WithLabelValues(r)
 	}
-	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic} {
+	for _, r := range []string{ReasonNotSynced, ReasonDecode, ReasonEncode, ReasonCanceled, ReasonPanic, ReasonNamespaceMismatch} {
 		m.InternalErrors.WithLabelValues(r)
 	}
 	for _, s := range []string{PanicScopeFile, PanicScopeRequest} {

@@ -37,7 +37,7 @@ func (r *Replacements) Apply(objects []map[string]any) ([]map[string]any, error)
 				if !t.sel.selects(obj, id) {
 					continue
 				}
-				if out[i], err = t.write(e, obj, id, val); err != nil {
+				if out[i], err = t.write(e, obj, id, val, r.fieldTypes()); err != nil {
 					return objects, err
 				}
 			}
@@ -96,7 +96,7 @@ func (r *Replacements) ApplyObject(obj map[string]any, sources []map[string]any,
 			if !t.sel.selects(cur, id) {
 				continue
 			}
-			if cur, err = t.write(e, cur, id, val); err != nil {
+			if cur, err = t.write(e, cur, id, val, r.fieldTypes()); err != nil {
 				return obj, append(errs, err)
 			}
 		}
@@ -132,12 +132,14 @@ func (rp *replacement) value(cands pool) (value, *Error) {
 	return rp.source.resolve(cands)
 }
 
-// write sets the value at every fieldPath of the target in one object.
-func (t *target) write(e *editor, obj map[string]any, id ResID, val value) (map[string]any, *Error) {
-	w := &walker{e: e, create: t.opts.create, set: func(old any, exists bool) (any, *failure) {
-		return val.writeTo(old, exists, t.opts)
-	}}
+// write sets the value at every fieldPath of the target in one object,
+// typing each field it writes with typeOf.
+func (t *target) write(e *editor, obj map[string]any, id ResID, val value, typeOf FieldTypeFunc) (map[string]any, *Error) {
+	w := &walker{e: e, create: t.opts.create, val: val, opts: t.opts, typeOf: typeOf}
+	w.apiVersion, _ = obj["apiVersion"].(string)
+	w.kind, _ = obj["kind"].(string)
 	for _, p := range t.paths {
+		w.path = w.pathBuf[:0]
 		nv, n, f := w.update(obj, p.steps)
 		if f == nil && n == 0 {
 			f = fail(ErrTargetField, "%s", p.notFound(t.opts.create))

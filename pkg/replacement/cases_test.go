@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -142,14 +141,4 @@ func TestCases(t *testing.T) {
 			}
 		})
 	}
-}
-
-// skipReason returns why a case is not compared with kustomize, if it is
-// not (differential-skip.txt).
-func (c testCase) skipReason() string {
-	b, err := os.ReadFile(filepath.Join(c.dir, "differential-skip.txt"))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }

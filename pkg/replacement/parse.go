@@ -16,8 +16,9 @@ import (
 // Replacements is a compiled replacements file: immutable, safe for
 // concurrent use.
 type Replacements struct {
-	name  string
-	items []*replacement
+	name      string
+	items     []*replacement
+	fieldType FieldTypeFunc // nil: WellKnownFieldType
 }
 
 // Name returns the file name the replacements were parsed from.

@@ -195,13 +195,18 @@ func (v value) object() (any, *failure) {
 }
 
 // writeTo returns a target field's new value, as kustomize's
-// setFieldValue does: a scalar target keeps its type and takes the value's
-// text (a field that create made takes the text's own type); a map or list
-// target is replaced by the value.
-func (v value) writeTo(old any, exists bool, o options) (any, *failure) {
+// setFieldValue does, typed by the target: a scalar target takes the
+// value's text, read as the type the schema gives the field (ft), else as
+// the type the field has; a field that create made, or a null, takes the
+// source's type (a string stays a string; a sourceValue, or a number or
+// boolean, is read as YAML reads its text). A map or list target is
+// replaced by the value.
+func (v value) writeTo(old any, exists bool, o options, ft FieldType) (any, *failure) {
 	tag, text, scalar := tagNone, "", v.isScalar()
-	if exists {
+	if exists && old != nil {
 		tag, text, scalar = scalarOf(old)
+	} else if v.tag == tagStr {
+		tag = tagStr
 	}
 	if o.delimiter != "" {
 		if !scalar {
@@ -211,6 +216,9 @@ func (v value) writeTo(old any, exists bool, o options) (any, *failure) {
 	}
 	if !scalar {
 		return v.object()
+	}
+	if ft != TypeUnknown {
+		tag = ft.tag()
 	}
 	out, err := resolve(tag, v.text)
 	if err != nil {

@@ -1,14 +1,10 @@
 package replacement
 
-import (
-	"encoding/json"
-	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
-)
+import "strconv"
 
 // leafFunc computes a target field's new value from its old one; exists
-// is false for a field that create has just made.
+// is false for a field that create has just made. A walker with a
+// leafFunc uses it instead of writing its value.
 type leafFunc func(old any, exists bool) (any, *failure)
 
 // walker writes through one target field path, with kustomize's
@@ -19,13 +15,62 @@ type walker struct {
 	e      *editor
 	create bool
 	set    leafFunc
+	// path is the field being walked: the keys and list positions from
+	// the object to it, for set to read; in pathBuf while it fits.
+	path    []string
+	pathBuf [16]string
+	// val and opts are what a target field receives when set is nil,
+	// typed by typeOf for objects of apiVersion and kind.
+	val              value
+	opts             options
+	typeOf           FieldTypeFunc
+	apiVersion, kind string
 }
+
+// setLeaf computes a target field's new value: with set, or else by
+// writing val with opts, typed by typeOf.
+func (w *walker) setLeaf(old any, exists bool) (any, *failure) {
+	if w.set != nil {
+		return w.set(old, exists)
+	}
+	ft := TypeUnknown
+	if w.typeOf != nil {
+		ft = w.typeOf(w.apiVersion, w.kind, w.path)
+	}
+	return w.val.writeTo(old, exists, w.opts, ft)
+}
+
+// enter makes key the last part of the path.
+func (w *walker) enter(key string) { w.path = append(w.path, key) }
+
+// enterItem makes the list item at position i the last part of the path.
+func (w *walker) enterItem(i int) { w.path = append(w.path, position(i)) }
+
+// positions are the texts of the first list positions, made once.
+var positions = func() (p [1024]string) {
+	for i := range p {
+		p[i] = strconv.Itoa(i)
+	}
+	return p
+}()
+
+// position is the text of a list position, without allocating for the
+// first 1,024.
+func position(i int) string {
+	if i < len(positions) {
+		return positions[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// leave drops the last part of the path.
+func (w *walker) leave() { w.path = w.path[:len(w.path)-1] }
 
 // update returns v with every field that steps reach set, and how many
 // it set.
 func (w *walker) update(v any, steps []step) (any, int, *failure) {
 	if len(steps) == 0 {
-		nv, f := w.set(v, true)
+		nv, f := w.setLeaf(v, true)
 		if f != nil {
 			return v, 0, f
 		}
@@ -62,7 +107,7 @@ func (w *walker) child(c any, present bool, rest []step) (any, int, *failure) {
 		return c, 0, nil
 	}
 	if len(rest) == 0 {
-		nv, f := w.set(nil, false)
+		nv, f := w.setLeaf(nil, false)
 		if f != nil {
 			return c, 0, f
 		}
@@ -74,7 +119,9 @@ func (w *walker) child(c any, present bool, rest []step) (any, int, *failure) {
 func (w *walker) field(m map[string]any, steps []step) (any, int, *failure) {
 	key := steps[0].key
 	c, present := m[key]
+	w.enter(key)
 	nc, n, f := w.child(c, present, steps[1:])
+	w.leave()
 	if f != nil || n == 0 {
 		return m, n, f
 	}
@@ -86,7 +133,9 @@ func (w *walker) field(m map[string]any, steps []step) (any, int, *failure) {
 func (w *walker) index(l []any, steps []step) (any, int, *failure) {
 	idx := steps[0].index
 	if idx == len(l) && w.create {
+		w.enterItem(idx)
 		nc, n, f := w.child(nil, false, steps[1:])
+		w.leave()
 		if f != nil || n == 0 {
 			return l, n, f
 		}
@@ -100,7 +149,9 @@ func (w *walker) index(l []any, steps []step) (any, int, *failure) {
 
 // setItem walks into item i and writes the result back.
 func (w *walker) setItem(l []any, i int, rest []step) ([]any, int, *failure) {
+	w.enterItem(i)
 	nc, n, f := w.child(l[i], true, rest)
+	w.leave()
 	if f != nil || n == 0 {
 		return l, n, f
 	}
@@ -152,6 +203,8 @@ func (w *walker) appendMatch(l []any, st step, rest []step) (any, int, *failure)
 	var nc any
 	var n int
 	var f *failure
+	w.enterItem(len(l))
+	defer w.leave()
 	switch {
 	case st.key != "" && len(rest) == 0:
 		nc, n, f = w.update(map[string]any{st.key: v}, nil)
@@ -177,67 +230,4 @@ func (s step) matchesItem(item any) bool {
 	}
 	v, ok := m[s.key]
 	return ok && s.re.MatchString(matchText(v))
-}
-
-// embedded walks into a scalar that holds a YAML or JSON document, as
-// kustomize does for a path that goes on past a string (a ConfigMap's
-// config.json, say), and writes the document back in its own syntax.
-func (w *walker) embedded(v any, steps []step) (any, int, *failure) {
-	expected := "MappingNode"
-	if steps[0].kind != stepField {
-		expected = "SequenceNode"
-	}
-	s, ok := v.(string)
-	if !ok {
-		return v, 0, fail(ErrTargetField, "%s", wrongKind(expected, v))
-	}
-	var doc any
-	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
-		return v, 0, fail(ErrTargetField, "%s", err)
-	}
-	doc, err := normalize(doc)
-	if err != nil {
-		return v, 0, fail(ErrTargetField, "%s", err)
-	}
-	switch doc.(type) {
-	case map[string]any, []any:
-	default:
-		return v, 0, fail(ErrTargetField, "%s", wrongKind(expected, doc))
-	}
-	nd, n, f := w.update(doc, steps)
-	if f != nil || n == 0 {
-		return v, n, f
-	}
-	out, err := printEmbedded(nd, s)
-	if err != nil {
-		return v, 0, fail(ErrValue, "%s", err)
-	}
-	return out, n, nil
-}
-
-// printEmbedded prints a document the way it was written: JSON (indented
-// if it was) when it started with { or [, else YAML.
-func printEmbedded(doc any, original string) (string, error) {
-	trimmed := strings.TrimSpace(original)
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		var b []byte
-		var err error
-		if strings.Contains(original, "\n") && strings.Contains(original, "  ") {
-			b, err = json.MarshalIndent(doc, "", "  ")
-		} else {
-			b, err = json.Marshal(doc)
-		}
-		return string(b), err
-	}
-	var b strings.Builder
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	enc.CompactSeqIndent()
-	if err := enc.Encode(doc); err != nil {
-		return "", err
-	}
-	if err := enc.Close(); err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(b.String()), nil
 }

@@ -34,20 +34,22 @@ type bench struct {
 	cluster       *cluster.Cluster
 	webhook       *cluster.Webhook
 	webhookLog    bytes.Buffer
+	fixed         *fixedWebhook
+	builds        builds
 	api           rest.Interface
 	serverVersion string
 	scenarios     []scenario
 }
 
-// startBench starts the control plane and the webhook, installs the
-// registry file and the policy, and checks that each scenario changes the
+// startBench starts the control plane, the webhook and the fixed webhook,
+// installs the registry file and the policy, and checks that each scenario changes the
 // Deployment as it should.
-func startBench(ctx context.Context, deployment []byte, mapPatchType admissionregistrationv1.PatchType) (*bench, error) {
+func startBench(ctx context.Context, deployment []byte, mapPatchType admissionregistrationv1.PatchType, compare builds) (*bench, error) {
 	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{cluster: c}
+	b := &bench{cluster: c, builds: compare}
 	if err := b.setUp(ctx, deployment, mapPatchType); err != nil {
 		return nil, errors.Join(err, b.stop())
 	}
@@ -58,7 +60,11 @@ func (b *bench) setUp(ctx context.Context, deployment []byte, mapPatchType admis
 	b.scenarios = []scenario{
 		{name: "floor", namespace: "bench-floor"},
 		{name: "MAP", namespace: "bench-map", mutated: true},
+		{name: "fixed", namespace: "bench-fixed", mutated: true},
 		{name: "webhook", namespace: "bench-webhook", mutated: true},
+	}
+	for _, c := range b.builds {
+		b.scenarios = append(b.scenarios, scenario{name: c.name, namespace: "bench-" + c.name, mutated: true})
 	}
 	for i := range b.scenarios {
 		s := &b.scenarios[i]
@@ -77,6 +83,12 @@ func (b *bench) setUp(ctx context.Context, deployment []byte, mapPatchType admis
 		return err
 	}
 	if err := b.startWebhook(ctx); err != nil {
+		return err
+	}
+	if err := b.startFixedWebhook(ctx, deployment, "bench-fixed"); err != nil {
+		return err
+	}
+	if err := b.startBuilds(ctx); err != nil {
 		return err
 	}
 	if err := b.connect(); err != nil {
@@ -172,7 +184,16 @@ func (b *bench) stop() error {
 	if b.webhook != nil {
 		b.webhook.Stop()
 	}
-	return b.cluster.Stop()
+	for _, c := range b.builds {
+		if c.webhook != nil {
+			c.webhook.Stop()
+		}
+	}
+	var err error
+	if b.fixed != nil {
+		err = b.fixed.stop()
+	}
+	return errors.Join(err, b.cluster.Stop())
 }
 
 // inNamespace returns the object with its metadata.namespace set to ns.

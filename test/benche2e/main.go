@@ -1,15 +1,21 @@
 // Command benche2e compares, on the real control plane (kube-apiserver and
 // etcd started by test/cluster), what the same mutation costs a
-// server-side dry-run create of a realistic Deployment in three
+// server-side dry-run create of a realistic Deployment in four
 // namespaces: one that nothing mutates (the floor), one where an
-// in-process MutatingAdmissionPolicy applies the change, and one where the
-// kpatch webhook applies it from a registry file. The scenarios are
-// measured interleaved, one request each per iteration in a rotating
-// order, so that the machine's noise hits them alike. It prints the
-// latency percentiles of each, their ratios, and the webhook's own
-// server-side mean from its metrics.
+// in-process MutatingAdmissionPolicy applies the change, one where a
+// webhook served by this command answers every review with a fixed
+// JSONPatch of the change after reading only its uid (fixed: the cost of
+// any webhook on this API server), and one where the kpatch webhook
+// applies it from a registry file. The scenarios are measured
+// interleaved, one request each per iteration in a rotating order, so
+// that the machine's noise hits them alike. It prints the latency
+// percentiles of each, their ratios (webhook / fixed among them), and the
+// webhook's own server-side mean from its metrics. -compare NAME=BINARY
+// measures another build of cmd/webhook beside the webhook, in a
+// namespace of its own, with the same registry file: two builds compared
+// in one run meet the same noise.
 //
-//	go run ./test/benche2e [-n 500] [-warmup 50] [-map-patch-type JSONPatch]    (make bench-e2e)
+//	go run ./test/benche2e [-n 500] [-warmup 50] [-map-patch-type JSONPatch] [-compare NAME=BINARY]...    (make bench-e2e)
 package main
 
 import (
@@ -19,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
@@ -32,6 +39,8 @@ type options struct {
 	n, warmup int
 	// mapPatchType is the MutatingAdmissionPolicy's form of the change.
 	mapPatchType admissionregistrationv1.PatchType
+	// compare are other builds of the webhook, measured beside it.
+	compare builds
 }
 
 func main() {
@@ -40,6 +49,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 50, "unmeasured dry-run creates per scenario before measuring")
 	flag.StringVar((*string)(&o.mapPatchType), "map-patch-type", string(admissionregistrationv1.PatchTypeJSONPatch),
 		"how the MutatingAdmissionPolicy makes the change: JSONPatch or ApplyConfiguration")
+	flag.Var(&o.compare, "compare", "NAME=BINARY: another build of cmd/webhook, measured beside the webhook as scenario NAME (repeatable)")
 	flag.Parse()
 	if err := o.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "benche2e:", err)
@@ -52,6 +62,15 @@ func main() {
 		stop()
 		os.Exit(1)
 	}
+}
+
+// compareFlags are the -compare flags as given.
+func (o options) compareFlags() string {
+	var s strings.Builder
+	for _, c := range o.compare {
+		fmt.Fprintf(&s, " -compare %s=%s", c.name, c.binary)
+	}
+	return s.String()
 }
 
 func (o options) validate() error {
@@ -67,13 +86,13 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w (run from the repository root)", err)
 	}
-	b, err := startBench(ctx, deployment, o.mapPatchType)
+	b, err := startBench(ctx, deployment, o.mapPatchType, o.compare)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, b.stop()) }()
 
-	fmt.Printf("# go run ./test/benche2e -n %d -warmup %d -map-patch-type %s\n", o.n, o.warmup, o.mapPatchType)
+	fmt.Printf("# go run ./test/benche2e -n %d -warmup %d -map-patch-type %s%s\n", o.n, o.warmup, o.mapPatchType, o.compareFlags())
 	fmt.Printf("kube-apiserver %s, %d-byte Deployment, %d dry-run creates per scenario after %d of warm-up, interleaved\n\n",
 		b.serverVersion, len(deployment), o.n, o.warmup)
 	if _, err := b.measure(ctx, o.warmup); err != nil {
@@ -91,6 +110,6 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	cpuAfter, err4 := b.webhook.CPUSeconds()
 	after, err2 := scrapeWebhookLatency(ctx, b.cluster, b.webhook, token)
-	report(os.Stdout, results, serverSide(before, after, cpuBefore, cpuAfter, errors.Join(scrapeErr, err2, err3, err4)))
+	report(os.Stdout, results, b.builds, serverSide(before, after, cpuBefore, cpuAfter, errors.Join(scrapeErr, err2, err3, err4)))
 	return nil
 }

@@ -93,6 +93,7 @@ var modes = []struct {
 	}},
 	{"tenants", map[string]any{"registry": map[string]any{"tenants": true}}},
 	{"static-rules", map[string]any{"webhook": map[string]any{"manageRules": false}}},
+	{"client-ca", map[string]any{"tls": map[string]any{"clientCA": map[string]any{"secretName": "apiserver-client-ca"}}}},
 	{"closed-doors", map[string]any{
 		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
 		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},
@@ -221,6 +222,7 @@ func TestSchemaRejectsUnknownAndMistypedValues(t *testing.T) {
 		"bad file size":             {"registry": map[string]any{"maxFileSize": "1 MB"}},
 		"negative file count":       {"registry": map[string]any{"maxFiles": -1}},
 		"mistyped election":         {"leaderElection": map[string]any{"enabled": "yes"}},
+		"empty client CA key":       {"tls": map[string]any{"clientCA": map[string]any{"secretName": "ca", "key": ""}}},
 	} {
 		_, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true}, capabilities())
 		if err == nil {

@@ -49,6 +49,9 @@ type Options struct {
 	// ExcludeNamespaces are left out by the webhook configuration's
 	// namespace selector; default the registry namespace and kube-system.
 	ExcludeNamespaces []string
+	// WebhookClientCertificate has the API server present a client
+	// certificate to the webhook, signed by the CA of ClientCAFile.
+	WebhookClientCertificate bool
 }
 
 // Cluster is a running control plane with the webhook configuration
@@ -64,7 +67,10 @@ type Cluster struct {
 	CertDir string
 	Port    int
 	CAData  []byte
-	dir     string
+	// ClientCAFile, with Options.WebhookClientCertificate, is the CA of
+	// the API server's client certificate, for --client-ca-file.
+	ClientCAFile string
+	dir          string
 }
 
 // Start starts the control plane, installs the MutatingWebhookConfiguration
@@ -94,17 +100,30 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			MutatingWebhooks: []*admissionregistrationv1.MutatingWebhookConfiguration{webhookConfiguration(o)},
 		},
 	}
+	dir, err := os.MkdirTemp("", "kpatch-cluster")
+	if err != nil {
+		return nil, err
+	}
+	var clientCA string
+	if o.WebhookClientCertificate {
+		if env.WebhookInstallOptions.LocalServingPort, err = FreePort(); err == nil {
+			clientCA, err = clientAuth(env, dir, env.WebhookInstallOptions.LocalServingPort)
+		}
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("the API server's client certificate: %w", err)
+		}
+	}
 	cfg, err := env.Start()
 	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	c := &Cluster{Env: env, Config: cfg, CertDir: env.WebhookInstallOptions.LocalServingCertDir, Port: env.WebhookInstallOptions.LocalServingPort, CAData: env.WebhookInstallOptions.LocalServingCAData}
+	c := &Cluster{Env: env, Config: cfg, CertDir: env.WebhookInstallOptions.LocalServingCertDir, Port: env.WebhookInstallOptions.LocalServingPort, CAData: env.WebhookInstallOptions.LocalServingCAData,
+		ClientCAFile: clientCA, dir: dir}
 	fail := func(err error) (*Cluster, error) {
 		_ = c.Stop()
 		return nil, err
-	}
-	if c.dir, err = os.MkdirTemp("", "kpatch-cluster"); err != nil {
-		return fail(err)
 	}
 	user, err := env.AddUser(envtest.User{Name: "kpatch-webhook", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -231,8 +250,12 @@ type Webhook struct {
 }
 
 // BuildWebhook builds cmd/webhook into the cluster's directory and
-// returns the binary's path.
+// returns the binary's path; when ImageEnv names an image archive, it takes
+// the binary out of the image instead.
 func (c *Cluster) BuildWebhook() (string, error) {
+	if archive := os.Getenv(ImageEnv); archive != "" {
+		return WebhookFromImage(archive, c.dir)
+	}
 	bin := filepath.Join(c.dir, "webhook")
 	out, err := exec.Command("go", "build", "-o", bin, "kpatch.dev/kpatch/cmd/webhook").CombinedOutput()
 	if err != nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // replFile copies, into the Deployments repl-* of the namespace repl
-// only, its own image tag into an env var, and the region of the source
-// ConfigMap settings of its namespace into an annotation.
+// only, its own image tag into an env var and a new annotation, and the
+// region of the source ConfigMap settings of its namespace into an
+// annotation.
 const replFile = `replacements:
 - source:
     kind: Deployment
@@ -24,6 +25,9 @@ const replFile = `replacements:
   - select: {kind: Deployment, name: repl-.*, namespace: repl}
     fieldPaths:
     - spec.template.spec.containers.[name=app].env.[name=VERSION].value
+  - select: {kind: Deployment, name: repl-.*, namespace: repl}
+    fieldPaths: [metadata.annotations.version]
+    options: {create: true}
 - source: {kind: ConfigMap, name: settings, fieldPath: data.region}
   targets:
   - select: {kind: Deployment, name: repl-.*, namespace: repl}
@@ -32,9 +36,8 @@ const replFile = `replacements:
 `
 
 // replWeb is a Deployment repl-<name>, whose env var VERSION has a
-// placeholder: the replacement keeps the field a string (a field that
-// create makes takes the text's own type, the number 1.25, as in
-// kustomize).
+// placeholder. The tag 1.25 stays the string "1.25" in the new
+// annotation (the number 1.25 the API server would refuse).
 func replWeb(name string) *appsv1.Deployment {
 	d := deployment("repl", "repl-"+name)
 	d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "VERSION", Value: "unknown"}}
@@ -77,7 +80,7 @@ func TestReplacementsAtAdmission(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(d), &stored); err != nil {
 		t.Fatal(err)
 	}
-	if envValue(&stored, "VERSION") != "1.25" || stored.Annotations["region"] != "eu-west-1" {
+	if envValue(&stored, "VERSION") != "1.25" || stored.Annotations["version"] != "1.25" || stored.Annotations["region"] != "eu-west-1" {
 		t.Errorf("stored Deployment: env %v, annotations %v", stored.Spec.Template.Spec.Containers[0].Env, stored.Annotations)
 	}
 

@@ -8,10 +8,13 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"kpatch.dev/kpatch/internal/buildinfo"
 )
 
 // NewCommand returns the webhook's command: it validates the flags, sets
 // up logging and runs the webhook until the command's context ends.
+// --version prints the build (package buildinfo) and exits.
 func NewCommand() *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
@@ -22,6 +25,7 @@ that match a selector) compiled in memory and patches every object the API
 server sends it, answering with an RFC 6902 JSONPatch.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
+		Version:      buildinfo.Current().String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
@@ -31,5 +35,6 @@ server sends it, answering with an RFC 6902 JSONPatch.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	cmd.SetVersionTemplate("webhook {{.Version}}\n")
 	return cmd
 }

@@ -35,6 +35,7 @@ const (
 type Options struct {
 	Kubeconfig               string
 	CertDir                  string
+	ClientCAFile             string
 	Port                     int
 	MetricsBindAddress       string
 	HealthProbeBindAddress   string
@@ -61,6 +62,7 @@ type Options struct {
 	MaxCompiledSize          string
 	MaxApplyItems            int
 	MaxApplyOutput           string
+	Serving                  ServingOptions
 	Zap                      zap.Options
 }
 
@@ -85,6 +87,7 @@ func NewOptions() *Options {
 		MaxCompiledSize:        quantity(registry.DefaultLimits.MaxCompiledSize),
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
+		Serving:                DefaultServingOptions,
 	}
 }
 
@@ -97,6 +100,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "kubeconfig file; default $KUBECONFIG, else the in-cluster configuration, else ~/.kube/config")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory holding tls.crt and tls.key, the certificate of the webhook and metrics servers; reloaded when they change")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the HTTPS webhook server")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CA that signs the API server's client certificate: the webhook server then refuses, at the TLS handshake, every client without a certificate it signed; reloaded when it changes; empty: any client")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "address of the HTTPS /metrics endpoint, which authenticates and authorizes every scrape with the API server; 0 disables it")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
@@ -122,6 +126,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
+	o.Serving.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
@@ -168,6 +173,7 @@ func (o *Options) parse() (settings, error) {
 		}
 	}
 	errs = append(errs, o.validateTLS()...)
+	errs = append(errs, o.Serving.validate()...)
 	if o.ManageWebhookRules && o.WebhookConfigurationName == "" {
 		errs = append(errs, errors.New("--webhook-configuration-name: --manage-webhook-rules needs the configuration whose rules it keeps"))
 	}

@@ -19,7 +19,6 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/informed"
@@ -137,7 +136,7 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		LeaderElectionID:              o.LeaderElectionID,
 		LeaderElectionNamespace:       s.namespace,
 		LeaderElectionReleaseOnCancel: true,
-		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts}),
+		WebhookServer:                 o.newWebhookServer(tlsOpts),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: o.registryCache(s),
 			// every Namespace, never copied: informed.InformedNamespaces
@@ -210,9 +209,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Budget:            s.budget,
 	}
 	server := mgr.GetWebhookServer()
-	server.Register("/mutate", admission.WithRequestTimeout(&admission.Webhook{
-		Webhook: webhook.Admission{Handler: handler, LogConstructor: admission.LogConstructor},
-	}))
+	server.Register("/mutate", o.mutateHandler(handler))
 	// Readiness on the TLS listener itself, for a probe that proves the
 	// certificate is served: ready once the registry has synced.
 	server.Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -224,6 +221,13 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}))
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
+	}
+	if o.ClientCAFile != "" {
+		// a probe has no client certificate: readiness moves to the
+		// probes' port
+		if err := mgr.AddReadyzCheck("registry", watcher.Ready); err != nil {
+			return err
+		}
 	}
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
 }
