@@ -168,7 +168,7 @@ load: controlplane
 
 ## bench: the engine's and the handler's benchmarks (figures in docs/performance.md).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/admission
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/kpatch ./pkg/registry ./pkg/admission ./pkg/informed ./pkg/rules ./internal/objectjson
 
 ## bench-e2e: what the same change costs a dry-run create on the real API
 ## server with no mutation, a MutatingAdmissionPolicy, a fixed webhook (the

@@ -16,7 +16,6 @@ import (
 	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/diff"
 	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // findings are the problems one run of a command found (lint.Findings).
@@ -49,10 +48,6 @@ type document struct{ *manifest.Document }
 
 func (d *document) items() []map[string]any { return d.Items() }
 
-func (d *document) apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) error {
-	return d.Apply(patches, opts)
-}
-
 // readManifests reads the objects of every file ("-" is standard input).
 func readManifests(files []string, src fileSource) (*manifests, error) {
 	set, err := manifest.ReadFiles(files, src.Source)
@@ -67,28 +62,6 @@ func readManifests(files []string, src fileSource) (*manifests, error) {
 }
 
 func (d *document) setItems(objs []map[string]any) { d.SetItems(objs) }
-
-// replaceObjects runs a replacements file over the objects of the
-// documents, as kustomize build does over its resources: the items of a
-// List are objects of their own. The first failure leaves every object as
-// it was.
-func replaceObjects(r *replacement.Replacements, docs []*document) error {
-	var objs []map[string]any
-	counts := make([]int, len(docs))
-	for i, d := range docs {
-		counts[i] = len(d.items())
-		objs = append(objs, d.items()...)
-	}
-	out, err := r.Apply(objs)
-	if err != nil {
-		return err
-	}
-	for i, d := range docs {
-		d.setItems(out[:counts[i]])
-		out = out[counts[i]:]
-	}
-	return nil
-}
 
 // variableFlags are the --parameters, --values and --set flags that apply
 // and lint share (varflags.Flags).

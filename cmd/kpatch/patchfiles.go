@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -87,33 +90,103 @@ func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *
 	return out, nil
 }
 
-// apply runs the files over the objects of m, in order: consecutive
-// patch files on each object in turn, each replacements file over all
-// objects at once (the items of Lists among them). Every failure goes to
-// found; a file that fails on an object leaves it untouched, a
-// replacements file that fails leaves every object untouched.
-func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findings) {
-	var run []*kpatch.Patch
-	flush := func() {
-		if len(run) == 0 {
-			return
+// files are the files as the apply loop takes them, in order: each
+// patch file a PatchFile, each replacements file a ReplacementsFile (which
+// runs over every object at once, in a Stream), a disabled file disabled
+// on every object.
+func (fs patchFiles) files() []apply.File {
+	out := make([]apply.File, 0, len(fs))
+	for _, f := range fs {
+		if lf := f.file(); lf != nil {
+			out = append(out, lf)
 		}
-		for _, d := range m.docs {
-			if err := d.apply(run, opts); err != nil {
-				found.error(err)
+	}
+	return out
+}
+
+// file is the file as the apply loop takes it; nil for one that did not
+// compile.
+func (f patchFile) file() apply.File {
+	switch {
+	case f.repl != nil:
+		return &apply.ReplacementsFile{Replacements: f.repl}
+	case f.patch == nil:
+		return nil
+	case f.disabled != "":
+		return apply.Disabling(apply.PatchFile{Patch: f.patch}, f.disabled, true)
+	}
+	return apply.PatchFile{Patch: f.patch}
+}
+
+// run applies the files to the objects of the documents through the apply
+// loop (apply.Run), as one stream: the objects, and the items of Lists,
+// in input order. A replacements file runs over all of them at once.
+func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
+	var objs []map[string]any
+	for _, d := range docs {
+		objs = append(objs, d.items()...)
+	}
+	opts.Stream = true
+	runs, _ := apply.Run(context.Background(), objs, fs.files(), opts) // never cancelled
+	return objs, runs
+}
+
+// apply runs the files over the objects of m, in order, and writes the
+// results back to the documents. Every failure goes to found, in the
+// order the files meet the objects: a run of patch files on each object
+// in turn, then a replacements file once. A file that fails on an object
+// leaves it untouched, a replacements file that fails leaves every object
+// untouched.
+func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findings) {
+	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts})
+	if len(objs) == 0 {
+		// no object to report on: a replacements file's source is missing
+		for _, f := range fs {
+			if f.repl != nil {
+				if _, err := f.repl.Apply(nil); err != nil {
+					found.error(err)
+				}
 			}
 		}
-		run = nil
+		return
 	}
-	for _, f := range fs {
-		if f.patch != nil {
-			run = append(run, f.patch)
-			continue
+	reportFailures(runs, found)
+	out := make([]map[string]any, len(runs))
+	for i, r := range runs {
+		out[i] = r.Out
+	}
+	for _, d := range m.docs {
+		n := len(d.items())
+		d.setItems(out[:n])
+		out = out[n:]
+	}
+}
+
+// reportFailures reports the failures of the files on the objects:
+// between two replacements files, object by object, each object's in file
+// order; then the replacements file's failure, once for all objects.
+func reportFailures(runs []*apply.ObjectRun, found *findings) {
+	next := make([]int, len(runs)) // each object's next file run
+	for {
+		var shared *apply.FileRun
+		for i, r := range runs {
+			for ; next[i] < len(r.Files); next[i]++ {
+				fr := &r.Files[next[i]]
+				if _, batch := fr.File.(apply.Batch); batch {
+					shared = fr
+					next[i]++
+					break
+				}
+				if fr.Result == apply.Failed {
+					found.error(fr.Err)
+				}
+			}
 		}
-		flush()
-		if err := replaceObjects(f.repl, m.docs); err != nil {
-			found.error(err)
+		if shared == nil {
+			return
+		}
+		if shared.Result == apply.Failed {
+			found.error(shared.Err)
 		}
 	}
-	flush()
 }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // defaultRegistrySelector is the webhook's default --registry-selector.
@@ -34,7 +34,7 @@ func (r *registryFlags) register(fs *pflag.FlagSet) {
 var errRegistry = errors.New("invalid registry manifest")
 
 // load reads the registry ConfigMaps and compiles them as the webhook's
-// compiler does (pkg/admission.Compiler), each file bound to its
+// compiler does (pkg/registry.Compiler), each file bound to its
 // ConfigMap's values, and returns those that apply in the order the
 // webhook applies them: by layer (the label kpatch.dev/layer),
 // specificity, ConfigMap name and key, then after the files they
@@ -56,7 +56,7 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 	if err != nil {
 		return nil, err
 	}
-	build := (&admission.Compiler{}).Build(cms, nil)
+	build := (&registry.Compiler{}).Build(cms, nil)
 	for _, f := range build.Registry.Files() {
 		if f.Err != nil {
 			found.error(f.Err)

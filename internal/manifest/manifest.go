@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -121,36 +120,6 @@ func checkTypeMeta(obj map[string]any) error {
 		}
 	}
 	return nil
-}
-
-// Apply patches the object, or each item of a List.
-func (d *Document) Apply(patches []*kpatch.Patch, opts kpatch.ApplyOptions) error {
-	items, isList := d.listItems()
-	if !isList {
-		out, err := kpatch.Apply(d.Obj, patches, opts)
-		d.Obj = out
-		return err
-	}
-	var errs kpatch.ErrorList
-	patched := make([]any, len(items))
-	for i, it := range items {
-		patched[i] = it
-		if m, ok := it.(map[string]any); ok {
-			out, err := kpatch.Apply(m, patches, opts)
-			patched[i] = out
-			var list kpatch.ErrorList
-			if errors.As(err, &list) {
-				errs = append(errs, list...)
-			}
-		}
-	}
-	out := make(map[string]any, len(d.Obj))
-	for k, v := range d.Obj {
-		out[k] = v
-	}
-	out["items"] = patched
-	d.Obj = out
-	return errs.Err()
 }
 
 // Write prints the objects as a YAML stream or, as kubectl

@@ -60,9 +60,13 @@ func TestWriteKeepsTheTextOfWhatDidNotChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range m.Docs {
-		if err := d.Apply([]*kpatch.Patch{p}, kpatch.ApplyOptions{}); err != nil {
-			t.Fatal(err)
+		items := d.Items()
+		for i := range items {
+			if items[i], err = kpatch.Apply(items[i], []*kpatch.Patch{p}, kpatch.ApplyOptions{}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		d.SetItems(items)
 	}
 	b.Reset()
 	if err := Write(&b, m, "yaml"); err != nil {

@@ -12,6 +12,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // nullContainer is a Deployment whose container list holds a null item.
@@ -41,7 +43,7 @@ func TestPanicFailsOnlyItsFile(t *testing.T) {
 		!strings.Contains(log, "strategicpatch") {
 		t.Errorf("no log line with the stack:\n%s", log)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeFile)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeFile)); n != 1 {
 		t.Errorf("file panics %v", n)
 	}
 	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-sidecar.yaml", FileFailed)); n != 1 {
@@ -64,11 +66,11 @@ func TestUnencodableFileIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := NewRegistry([]RegistryFile{
-		{Ref: FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
-		{Ref: FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
+	reg := registry.NewRegistry([]registry.RegistryFile{
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
 	})
-	h := &Handler{Registry: func() *Registry { return reg }, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	ops := patchOf(t, resp)
 	if !resp.Allowed || len(ops) != 1 || ops[0].Path != "/metadata/labels" {
@@ -109,25 +111,4 @@ func TestFileApplicationsCounted(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestSetFilesBoundsTheSeries(t *testing.T) {
-	m := NewMetrics(prometheus.NewRegistry())
-	m.SetFiles([]string{"a/x.kpatch", "a/y.kpatch"})
-	if n := testutil.CollectAndCount(m.FileApplications); n != 6 {
-		t.Errorf("%d series, want 3 results of 2 files", n)
-	}
-	m.FileApplications.WithLabelValues("a/x.kpatch", FilePatched).Inc()
-	m.SetFiles([]string{"a/x.kpatch", "b/z.kpatch"})
-	if n := testutil.CollectAndCount(m.FileApplications); n != 6 {
-		t.Errorf("%d series after a file left, want 6", n)
-	}
-	if n := testutil.ToFloat64(m.FileApplications.WithLabelValues("a/x.kpatch", FilePatched)); n != 1 {
-		t.Errorf("a kept file's counter was reset: %v", n)
-	}
-	m.SetFiles(nil)
-	if n := testutil.CollectAndCount(m.FileApplications); n != 0 {
-		t.Errorf("%d series of an empty registry", n)
-	}
-	(*Metrics)(nil).SetFiles([]string{"a"}) // no metrics: nothing to do
 }

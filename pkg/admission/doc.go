@@ -1,8 +1,9 @@
-// Package admission is the kpatch mutating admission webhook: a registry
-// of compiled patch files kept current from ConfigMaps (Registry,
-// Compiler, Watcher), the handler that applies it to the objects the API
-// server sends, file by file and each under recover (Handler), its answer
-// to internal errors (ErrorPolicy), the request's deadline
-// (WithRequestTimeout), its per-request logger (LogConstructor), and the
-// metrics of all of them (Metrics).
+// Package admission is the kpatch mutating admission webhook: the HTTP
+// handler of AdmissionReviews (Webhook) and the request's deadline
+// (WithRequestTimeout) and logger (LogConstructor); the Handler that runs
+// the current registry (pkg/registry) over the objects the API server
+// sends through the one apply loop (pkg/apply), and its answer to
+// internal errors (ErrorPolicy); the Watcher that keeps the registry
+// current from the registry ConfigMaps, with its last good store
+// (LastGoodStore) and Events. Their metrics are in pkg/metrics.
 package admission

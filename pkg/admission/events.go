@@ -1,9 +1,12 @@
 package admission
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // Event reasons, on the registry ConfigMap of the file concerned.
@@ -32,9 +35,9 @@ const maxNoteBytes = 1024
 // the rest.
 const maxEventItems = 3
 
-// eventNote joins items into one note: the first maxEventItems, a count
+// EventNote joins items into one note: the first maxEventItems, a count
 // of the rest, within maxNoteBytes.
-func eventNote(header string, items []string) string {
+func EventNote(header string, items []string) string {
 	lines := []string{}
 	if header != "" {
 		lines = append(lines, header)
@@ -62,4 +65,18 @@ func truncateNote(s string) string {
 		cut--
 	}
 	return s[:cut] + mark
+}
+
+// errorSummary shortens a compile error for an Event: its first lines.
+func errorSummary(err error) string {
+	var list kpatch.ErrorList
+	if errors.As(err, &list) && len(list) > 3 {
+		lines := make([]string, 0, 4)
+		for _, e := range list[:3] {
+			lines = append(lines, e.Error())
+		}
+		lines = append(lines, fmt.Sprintf("and %d more", len(list)-3))
+		return strings.Join(lines, "\n")
+	}
+	return err.Error()
 }

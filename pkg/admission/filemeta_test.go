@@ -8,13 +8,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // canaryFiles enable files by the feature canary, which a Namespace may
 // set: canary.kpatch by it, needs-canary.kpatch requires it, classic.kpatch
 // conflicts with it.
 var canaryFiles = map[string]string{
-	ParametersKey: "parameters:\n- {name: canary, type: boolean, default: false}\n",
+	registry.ParametersKey: "parameters:\n- {name: canary, type: boolean, default: false}\n",
 	"canary.kpatch": "# kpatch:enabled: ${features.canary}\n" +
 		"[deployment.web]\nlabels.canary: \"on\"\n",
 	"needs-canary.kpatch": "# kpatch:requires: canary\n" +
@@ -55,15 +56,15 @@ func TestFileMetadataBuiltinEnabled(t *testing.T) {
 }
 
 func TestFileMetadataRegistry(t *testing.T) {
-	var c Compiler
+	var c registry.Compiler
 	built := c.Build([]corev1.ConfigMap{
 		configMap("a", map[string]string{
-			ValuesKey:         "features:\n  legacy: false\n",
-			"team.kpatch":     "# kpatch:requires: base/common\n[deployment.web]\nlabels.team: a\n",
-			"legacy.kpatch":   "# kpatch:enabled: ${features.legacy}\n[deployment.web]\nlabels.legacy: a\n",
-			"needs.kpatch":    "# kpatch:requires: legacy\n[deployment.web]\nlabels.needs: a\n",
-			"missing.kpatch":  "# kpatch:requires: nothere\n[deployment.web]\nlabels.m: a\n",
-			"conflict.kpatch": "# kpatch:conflicts: team\n[deployment.web]\nlabels.c: a\n",
+			registry.ValuesKey: "features:\n  legacy: false\n",
+			"team.kpatch":      "# kpatch:requires: base/common\n[deployment.web]\nlabels.team: a\n",
+			"legacy.kpatch":    "# kpatch:enabled: ${features.legacy}\n[deployment.web]\nlabels.legacy: a\n",
+			"needs.kpatch":     "# kpatch:requires: legacy\n[deployment.web]\nlabels.needs: a\n",
+			"missing.kpatch":   "# kpatch:requires: nothere\n[deployment.web]\nlabels.m: a\n",
+			"conflict.kpatch":  "# kpatch:conflicts: team\n[deployment.web]\nlabels.c: a\n",
 		}),
 		configMap("base", map[string]string{"common.yaml": "- metadata: {description: the base}\n- target: deployment.web\n  patch: {replicas: 2}\n"}),
 	}, nil)

@@ -3,13 +3,9 @@ package admission
 import (
 	"fmt"
 	"net/http"
-)
 
-// ReasonNamespaceMismatch is the reason of an internal error for a review
-// whose object names a namespace other than the request's: the API server
-// never sends one (it sets the object's namespace from the request's), so
-// it was forged or corrupted.
-const ReasonNamespaceMismatch = "namespace-mismatch"
+	"kpatch.dev/kpatch/pkg/metrics"
+)
 
 // checkNamespace refuses an object whose metadata.namespace, when set,
 // differs from the request's namespace. Source ConfigMaps, tenant
@@ -23,6 +19,6 @@ func checkNamespace(requestNamespace string, obj map[string]any) *internalError 
 	if !set || ns == "" || ns == requestNamespace {
 		return nil
 	}
-	return &internalError{ReasonNamespaceMismatch, http.StatusBadRequest,
+	return &internalError{metrics.ReasonNamespaceMismatch, http.StatusBadRequest,
 		fmt.Errorf("metadata.namespace %q of the object is not the request's namespace %q", ns, requestNamespace)}
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // forgedHandler has an admin file that copies the source ConfigMap
@@ -20,7 +24,7 @@ func forgedHandler(t *testing.T) *Handler {
 	t.Helper()
 	admin := "replacements:\n- source: {kind: ConfigMap, name: settings, fieldPath: data.region}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.region]\n    options: {create: true}\n"
 	tenant := "replacements:\n- sourceValue: b-tenant-data\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.tenant]\n    options: {create: true}\n"
-	built := (&Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
+	built := (&registry.Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
 		*registryConfigMap("admin", map[string]string{"a.yaml": admin}),
 		*tenantConfigMap("b", "mine", map[string]string{"t.yaml": tenant}),
 	}, nil)
@@ -28,10 +32,10 @@ func forgedHandler(t *testing.T) *Handler {
 		t.Fatalf("problems %v", built.Problems)
 	}
 	reg := built.Registry
-	var s SourceConfigMaps
+	var s informed.SourceConfigMaps
 	s.OnAdd(sourceCM("a", "a-region"), true)
 	s.OnAdd(sourceCM("b", "b-secret-region"), true)
-	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: NewMetrics(prometheus.NewRegistry())}
+	return &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 }
 
 // deploymentIn is a Deployment web whose metadata.namespace is ns, none
@@ -103,7 +107,7 @@ func TestForgedNamespaceIsRefused(t *testing.T) {
 					t.Errorf("%s: %+v", name, resp)
 				}
 			}
-			if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonNamespaceMismatch)); n != 1 {
+			if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonNamespaceMismatch)); n != 1 {
 				t.Errorf("%s: %v namespace mismatches counted", name, n)
 			}
 		}

@@ -14,7 +14,12 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/internal/objectjson"
+	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // maxWarnings bounds the warnings of one response; the API server shows
@@ -25,7 +30,7 @@ const maxWarnings = 10
 // answers with a JSONPatch.
 type Handler struct {
 	// Registry returns the current registry; nil until the first sync.
-	Registry func() *Registry
+	Registry func() *registry.Registry
 	// RegistryNamespace is never patched, nor is kube-system.
 	RegistryNamespace string
 	// Operations are the operations that are patched; CREATE when empty.
@@ -36,7 +41,7 @@ type Handler struct {
 	// OnError is the answer to an internal error; allow when empty.
 	OnError ErrorPolicy
 	// Metrics, if set, records every request.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Budget bounds the work of each file on one object (items visited,
 	// bytes written); past it the file is not applied, with a warning.
 	// The request's deadline bounds them all. The zero value is
@@ -45,10 +50,10 @@ type Handler struct {
 	// Namespaces, if set, gives the Namespace of each admitted object
 	// (per-namespace values, the ${namespace.*} built-ins, replacement
 	// sources); nil when the webhook reads no Namespace.
-	Namespaces Namespaces
+	Namespaces informed.Namespaces
 	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
 	// that replacements read at admission; nil when there are none.
-	Sources Sources
+	Sources informed.Sources
 }
 
 // DefaultBudget is the work one file may do on one object: a million
@@ -74,14 +79,14 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	if err != nil {
 		log = logf.Log // as logf.FromContext, without its WithValues' allocation
 	}
-	result := ResultUnchanged
+	result := metrics.ResultUnchanged
 	defer func() {
 		if r := recover(); r != nil {
-			h.Metrics.panic(PanicScopeRequest)
+			h.Metrics.Panic(metrics.PanicScopeRequest)
 			log.Error(fmt.Errorf("panic: %v", r), "recovered a panic", "stack", string(debug.Stack()))
 			resp, result = h.answerInternal(log, panicked(r))
 		}
-		h.Metrics.request(result)
+		h.Metrics.Request(result)
 	}()
 	resp, result = h.handle(ctx, log, &req)
 	return resp
@@ -89,7 +94,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 
 func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Request) (admission.Response, string) {
 	if !h.patches(req) {
-		return admission.Allowed(""), ResultUnchanged
+		return admission.Allowed(""), metrics.ResultUnchanged
 	}
 	if err := ctx.Err(); err != nil {
 		return h.answerInternal(log, canceled(err))
@@ -98,11 +103,11 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if reg == nil {
 		return h.answerInternal(log, notSynced())
 	}
-	patches := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
-	if len(patches) == 0 {
-		return admission.Allowed(""), ResultUnchanged
+	files := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
+	if len(files) == 0 {
+		return admission.Allowed(""), metrics.ResultUnchanged
 	}
-	maps := takeObjectMaps()
+	maps := objectjson.TakeMaps()
 	defer func() {
 		if r := recover(); r != nil {
 			// Handle logs r, which may reach the object: its maps stay
@@ -110,9 +115,9 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 			// while the log reads them.
 			panic(r)
 		}
-		maps.release() // after the JSONPatch: nothing keeps the object
+		maps.Release() // after the JSONPatch: nothing keeps the object
 	}()
-	obj, err := decodeObject(req.Object.Raw, maps)
+	obj, err := objectjson.Decode(req.Object.Raw, maps)
 	if err != nil {
 		return h.answerInternal(log, decodeFailed(err))
 	}
@@ -120,71 +125,47 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 		return h.answerInternal(log, e)
 	}
 	opts := h.opts(req.Namespace)
-	opts.NewMap = maps.get // the engine's copies die with the object
+	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
-	candidates := patches
-	patches, leftOut := h.bindValues(reg, patches, req, obj)
-	rr := h.replacementRun(reg, req.Namespace)
+	bound, leftOut := h.bindValues(reg, files, req, obj)
 	// debug level only (trace.go)
-	logTrace(ctx, log, obj, &traceRun{candidates: candidates, bound: patches, leftOut: leftOut, rr: rr, opts: opts})
-	run, patch, ierr := apply(ctx, obj, patches, rr, opts)
-	h.Metrics.applied(time.Since(start))
+	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
+	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)
+	h.Metrics.Applied(time.Since(start))
 	if ierr != nil {
 		return h.answerInternal(log, ierr)
 	}
-	run.files = append(run.files, leftOut...)
-	h.Metrics.fileRuns(run.files)
+	run.Files = append(run.Files, leftOut...)
+	h.Metrics.FileRuns(run.Files)
 	return h.answer(log, run, patch)
-}
-
-// apply applies the files and encodes the JSONPatch. When the JSONPatch
-// does not encode, it applies the files again and drops each file whose
-// own changes do not encode, so that one file's bad value does not cost
-// the others theirs.
-func apply(ctx context.Context, obj map[string]any, patches []*kpatch.Patch, rr *replacementRun, opts kpatch.ApplyOptions) (*objectRun, []byte, *internalError) {
-	run, err := applyFiles(ctx, obj, patches, rr, opts, false)
-	if err != nil {
-		return nil, nil, canceled(err)
-	}
-	patch, err := jsonPatch(run.in, run.out)
-	if err == nil {
-		return run, patch, nil
-	}
-	if run, err = applyFiles(ctx, obj, patches, rr, opts, true); err != nil {
-		return nil, nil, canceled(err)
-	}
-	if patch, err = jsonPatch(run.in, run.out); err != nil {
-		return nil, nil, encodeFailed(err)
-	}
-	return run, patch, nil
 }
 
 // answer admits the object with its JSONPatch and a warning per failing
 // file and per ${required} field that nothing set, or, in strict mode,
 // denies it if there is any.
-func (h *Handler) answer(log logr.Logger, run *objectRun, patch []byte) (admission.Response, string) {
+func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (admission.Response, string) {
 	var messages []string
-	for _, f := range run.failed() {
-		var pe *PanicError
-		if errors.As(f.err, &pe) {
-			h.Metrics.panic(PanicScopeFile)
-			log.Error(pe, "recovered a panic of a patch file", "file", f.file, "stack", string(pe.Stack))
+	for _, f := range run.Problems() {
+		var pe *apply.PanicError
+		if errors.As(f.Err, &pe) {
+			h.Metrics.Panic(metrics.PanicScopeFile)
+			log.Error(pe, "recovered a panic of a patch file", "file", f.File.Name(), "stack", string(pe.Stack))
 		}
-		messages = append(messages, failureMessages(f.err)...)
+		messages = append(messages, failureMessages(f.Err)...)
 	}
-	messages = append(messages, run.missingRequired()...)
+	messages = append(messages, missingRequired(run)...)
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
-		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), ResultError
+		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), metrics.ResultError
 	}
-	resp, result := admission.Allowed(""), ResultUnchanged
+	resp, result := admission.Allowed(""), metrics.ResultUnchanged
 	if patch != nil {
 		resp.Patch, resp.PatchType = patch, &jsonPatchType
-		result = ResultMutated
+		result = metrics.ResultMutated
 	}
 	if len(messages) > 0 {
 		log.Info("admitted without the patch files that fail on it", "errors", messages)
-		resp, result = resp.WithWarnings(warnings(messages)...), ResultError
+		resp, result = resp.WithWarnings(warnings(messages)...), metrics.ResultError
 	}
 	return resp, result
 }
@@ -218,10 +199,7 @@ var jsonPatchType = admissionv1.PatchTypeJSONPatch
 // prefix starts every warning and denial message, once.
 const prefix = "kpatch: "
 
-var (
-	errNotSynced   = errors.New("the registry has not synced yet")
-	errNotAnObject = errors.New("the object is not a JSON object")
-)
+var errNotSynced = errors.New("the registry has not synced yet")
 
 // failureMessages describes apply errors, one message per error: file,
 // line and reason, without the prefix.

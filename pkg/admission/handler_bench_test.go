@@ -10,6 +10,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchHandler builds a handler over the benchmark registry of
@@ -30,25 +32,25 @@ func benchHandlerWith(b testing.TB, more []corev1.ConfigMap) (*Handler, *Handler
 		}
 		data[filepath.Base(f)] = string(src)
 	}
-	var c Compiler
+	var c registry.Compiler
 	built := c.Build(append([]corev1.ConfigMap{configMap("bench", data)}, more...), nil)
 	reg := built.Registry
 	if len(built.Problems) != 0 || reg.Active() != 10+countFiles(more) {
 		b.Fatalf("registry: %v", built.Problems)
 	}
-	empty := (&Compiler{}).Build(nil, nil).Registry
+	empty := (&registry.Compiler{}).Build(nil, nil).Registry
 	raw, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &Handler{Registry: func() *Registry { return reg }}, &Handler{Registry: func() *Registry { return empty }}, raw
+	return &Handler{Registry: func() *registry.Registry { return reg }}, &Handler{Registry: func() *registry.Registry { return empty }}, raw
 }
 
 func countFiles(cms []corev1.ConfigMap) int {
 	n := 0
 	for _, cm := range cms {
 		for k := range cm.Data {
-			if IsPatchKey(k) {
+			if registry.IsPatchKey(k) {
 				n++
 			}
 		}

@@ -16,7 +16,9 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // fuzzFiles are a registry of every kind of entry on Deployments and
@@ -79,7 +81,7 @@ func (h *fuzzHandler) check(t *testing.T, body []byte) {
 	r.Header.Set("Content-Type", "application/json")
 	w := httptest.NewRecorder()
 	h.wh.ServeHTTP(w, r)
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n > 0 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n > 0 {
 		t.Fatalf("a panic outside the files")
 	}
 	var out admissionv1.AdmissionReview
@@ -116,7 +118,11 @@ func (h *fuzzHandler) checkPatch(t *testing.T, req *admissionv1.AdmissionRequest
 	if utiljson.Unmarshal(req.Object.Raw, &obj) != nil || utiljson.Unmarshal(patched, &got) != nil {
 		t.Fatalf("undecodable: %s", patched)
 	}
-	applied, err := kpatch.Apply(obj, h.Registry().Candidates(req.Kind.Kind, req.Namespace, req.Name), kpatch.ApplyOptions{Namespace: req.Namespace})
+	var patches []*kpatch.Patch
+	for _, f := range h.Registry().Candidates(req.Kind.Kind, req.Namespace, req.Name) {
+		patches = append(patches, f.(apply.PatchFile).Patch)
+	}
+	applied, err := kpatch.Apply(obj, patches, kpatch.ApplyOptions{Namespace: req.Namespace})
 	if err != nil {
 		t.Fatalf("Apply fails where the handler did not: %v", err)
 	}

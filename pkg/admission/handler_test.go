@@ -15,6 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},
@@ -22,13 +25,13 @@ const deploymentJSON = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{
 
 func newHandler(t testing.TB, files map[string]string) *Handler {
 	t.Helper()
-	var c Compiler
+	var c registry.Compiler
 	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
 	if len(built.Problems) != 0 {
 		t.Fatalf("problems %v", built.Problems)
 	}
 	reg := built.Registry
-	return &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+	return &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 }
 
 // patchOf decodes the JSONPatch of a response.
@@ -77,7 +80,7 @@ func TestHandlerPatches(t *testing.T) {
 			t.Errorf("patch %s = %v, want %v (all: %v)", k, got[k], v, got)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultMutated)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(metrics.ResultMutated)); n != 1 {
 		t.Errorf("mutated requests %v", n)
 	}
 	if n := testutil.CollectAndCount(h.Metrics.ApplyDuration); n != 1 {
@@ -111,7 +114,7 @@ func TestHandlerUnchangedHasNoPatch(t *testing.T) {
 	if !resp.Allowed || len(patchOf(t, resp)) != 0 {
 		t.Errorf("response %+v", resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultUnchanged)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(metrics.ResultUnchanged)); n != 1 {
 		t.Errorf("unchanged requests %v", n)
 	}
 }
@@ -151,7 +154,7 @@ func TestHandlerKeepsUnknownFields(t *testing.T) {
 }
 
 func TestHandlerBeforeSync(t *testing.T) {
-	h := &Handler{Registry: func() *Registry { return nil }, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return nil }, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || resp.Warnings[0] != "kpatch: not patched: the registry has not synced yet" {
 		t.Errorf("before the first sync, --on-error allow: %+v", resp)
@@ -161,7 +164,7 @@ func TestHandlerBeforeSync(t *testing.T) {
 	if resp.Allowed || resp.Result.Code != 503 || resp.Result.Message != "kpatch: the registry has not synced yet" {
 		t.Errorf("before the first sync, --on-error deny: %+v", resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonNotSynced)); n != 2 {
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonNotSynced)); n != 2 {
 		t.Errorf("internal errors %v", n)
 	}
 }
@@ -182,7 +185,7 @@ func TestHandlerBadObject(t *testing.T) {
 			t.Errorf("%s, --on-error deny: %+v", raw, resp)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)); n != 6 {
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonDecode)); n != 6 {
 		t.Errorf("internal errors %v", n)
 	}
 }
@@ -203,7 +206,7 @@ func TestHandlerSkipsWithoutDecoding(t *testing.T) {
 	}
 	req := request(admissionv1.Create, "shop", `{"not":"decoded"`)
 	req.Kind.Kind = "Deployment"
-	if resp := h.Handle(context.Background(), req); len(resp.Warnings) != 1 || testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)) != 1 {
+	if resp := h.Handle(context.Background(), req); len(resp.Warnings) != 1 || testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonDecode)) != 1 {
 		t.Errorf("a request without a name in a namespace a file targets is decoded: %+v", resp)
 	}
 }

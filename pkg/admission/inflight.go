@@ -3,6 +3,8 @@ package admission
 import (
 	"fmt"
 	"net/http"
+
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // WithInFlightLimit lets at most limit requests be served by next at
@@ -15,7 +17,7 @@ import (
 // A request holds its place from its headers to its answer, the reading
 // of its body included: the server's read timeout bounds how long a
 // client that sends its body slowly keeps one.
-func WithInFlightLimit(next http.Handler, limit int, m *Metrics) http.Handler {
+func WithInFlightLimit(next http.Handler, limit int, m *metrics.Metrics) http.Handler {
 	if limit <= 0 {
 		return next
 	}
@@ -25,7 +27,7 @@ func WithInFlightLimit(next http.Handler, limit int, m *Metrics) http.Handler {
 		select {
 		case places <- struct{}{}:
 		default:
-			m.rejected(RejectInFlight)
+			m.Rejected(metrics.RejectInFlight)
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, refusal, http.StatusTooManyRequests)
 			return

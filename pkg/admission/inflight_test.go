@@ -10,6 +10,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // bodyWatch is a request body that records whether it was read.
@@ -37,7 +39,7 @@ func (b *bodyWatch) wasRead() bool {
 // 429 with Retry-After, without its body being read, and counted; once one
 // of the two is answered, the next request is served.
 func TestInFlightLimit(t *testing.T) {
-	m := NewMetrics(prometheus.NewRegistry())
+	m := metrics.NewMetrics(prometheus.NewRegistry())
 	entered, release := make(chan struct{}), make(chan struct{})
 	served := 0
 	var mu sync.Mutex
@@ -76,7 +78,7 @@ func TestInFlightLimit(t *testing.T) {
 	if body.wasRead() {
 		t.Error("the refused request's body was read")
 	}
-	if n := testutil.ToFloat64(m.RejectedRequests.WithLabelValues(RejectInFlight)); n != 1 {
+	if n := testutil.ToFloat64(m.RejectedRequests.WithLabelValues(metrics.RejectInFlight)); n != 1 {
 		t.Errorf("rejected requests counted: %v, want 1", n)
 	}
 	release <- struct{}{}

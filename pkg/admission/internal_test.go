@@ -9,11 +9,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 func TestPanicOutsideAFileFollowsOnError(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"})
-	h.Registry = func() *Registry { panic("registry broke") }
+	h.Registry = func() *registry.Registry { panic("registry broke") }
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 	if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || resp.Warnings[0] != "kpatch: not patched: panic: registry broke" {
 		t.Errorf("--on-error allow: %+v", resp)
@@ -23,10 +27,10 @@ func TestPanicOutsideAFileFollowsOnError(t *testing.T) {
 	if resp.Allowed || resp.Result.Code != 500 || resp.Result.Message != "kpatch: panic: registry broke" {
 		t.Errorf("--on-error deny: %+v", resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n != 2 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n != 2 {
 		t.Errorf("request panics %v", n)
 	}
-	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultError)); n != 2 {
+	if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(metrics.ResultError)); n != 2 {
 		t.Errorf("error requests %v", n)
 	}
 }
@@ -57,7 +61,7 @@ func TestEndedContextFollowsOnError(t *testing.T) {
 			t.Errorf("%s, --on-error deny: %+v", name, resp)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonCanceled)); n != 4 {
+	if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonCanceled)); n != 4 {
 		t.Errorf("internal errors %v", n)
 	}
 }
@@ -69,7 +73,7 @@ func TestContextEndingBetweenFilesStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	reg := h.Registry()
 	calls := 0
-	h.Registry = func() *Registry { calls++; cancel(); return reg } // ends while the request is served
+	h.Registry = func() *registry.Registry { calls++; cancel(); return reg } // ends while the request is served
 	resp := h.Handle(ctx, request(admissionv1.Create, "shop", deploymentJSON))
 	if calls != 1 || !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "context canceled") {
 		t.Errorf("%+v", resp)
@@ -96,14 +100,14 @@ func TestParseErrorPolicy(t *testing.T) {
 // logged.
 func TestPanicAfterDecodingFollowsOnError(t *testing.T) {
 	h := newHandler(t, map[string]string{"f.kpatch": "[deployment.web]\nmetadata.labels.team: ${namespace.labels.team}\n"})
-	h.Namespaces = NamespacesFunc(func(string) (*corev1.Namespace, bool) { panic("namespaces broke") })
+	h.Namespaces = informed.NamespacesFunc(func(string) (*corev1.Namespace, bool) { panic("namespaces broke") })
 	for range 3 {
 		resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))
 		if !resp.Allowed || resp.Patch != nil || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "namespaces broke") {
 			t.Fatalf("--on-error allow: %+v", resp)
 		}
 	}
-	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(PanicScopeRequest)); n != 3 {
+	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeRequest)); n != 3 {
 		t.Errorf("request panics %v", n)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // MaxStoreBytes is the most the store's data may hold, keys and values
@@ -44,7 +46,7 @@ var (
 // NotStored is a file whose current version applies but cannot be kept
 // as its last good version: if it breaks, no version of it applies.
 type NotStored struct {
-	Ref FileRef
+	Ref registry.FileRef
 	Err error
 }
 
@@ -79,7 +81,7 @@ type LastGoodStore struct {
 
 	cache    cache.Cache // the Reader, when it is a cache that SetupWithManager watches
 	mu       sync.Mutex
-	loaded   *LastGood
+	loaded   *registry.LastGood
 	loadedRV string
 	size     int
 	// wrote says that this process wrote the store over the version
@@ -92,7 +94,7 @@ type LastGoodStore struct {
 // Load reads the stored versions; a missing store is empty. Entries whose
 // content does not match the index (an edit by hand) are ignored, with a
 // log line.
-func (s *LastGoodStore) Load(ctx context.Context) (*LastGood, error) {
+func (s *LastGoodStore) Load(ctx context.Context) (*registry.LastGood, error) {
 	cm, err := s.get(ctx)
 	if err != nil || cm == nil {
 		return nil, err
@@ -157,7 +159,7 @@ func (s *LastGoodStore) read(ctx context.Context, r client.Reader) (*corev1.Conf
 // Save makes the store hold want, as much of it as fits: first the
 // versions it holds already, then the others in registry order. It writes
 // only when the data changes, and returns the files it could not keep.
-func (s *LastGoodStore) Save(ctx context.Context, want *LastGood) ([]NotStored, error) {
+func (s *LastGoodStore) Save(ctx context.Context, want *registry.LastGood) ([]NotStored, error) {
 	cm, err := s.get(ctx)
 	if err != nil {
 		return nil, err
@@ -194,7 +196,7 @@ func (s *LastGoodStore) Save(ctx context.Context, want *LastGood) ([]NotStored, 
 
 // decoded is the snapshot cm holds: the one Load read when it is the
 // same version.
-func (s *LastGoodStore) decoded(cm *corev1.ConfigMap) *LastGood {
+func (s *LastGoodStore) decoded(cm *corev1.ConfigMap) *registry.LastGood {
 	if cm == nil {
 		return nil
 	}
@@ -208,7 +210,7 @@ func (s *LastGoodStore) decoded(cm *corev1.ConfigMap) *LastGood {
 }
 
 // storeKey is the data key of a file's source.
-func storeKey(ref FileRef) string { return ref.ConfigMap + storeSeparator + ref.Key }
+func storeKey(ref registry.FileRef) string { return ref.ConfigMap + storeSeparator + ref.Key }
 
 // dataSize is what a ConfigMap's data weighs: keys and values.
 func dataSize(data map[string]string) int {
@@ -221,7 +223,7 @@ func dataSize(data map[string]string) int {
 
 // decodeStore reads a store ConfigMap; entries that do not match the
 // index are left out and reported.
-func decodeStore(cm *corev1.ConfigMap) (*LastGood, []error) {
+func decodeStore(cm *corev1.ConfigMap) (*registry.LastGood, []error) {
 	raw, ok := cm.Data[storeIndexKey]
 	if !ok {
 		return nil, nil
@@ -233,7 +235,7 @@ func decodeStore(cm *corev1.ConfigMap) (*LastGood, []error) {
 	if idx.Format != storeFormat {
 		return nil, []error{fmt.Errorf("%s: format %d, not %d", storeIndexKey, idx.Format, storeFormat)}
 	}
-	files := make(map[FileRef]StoredFile, len(idx.Files))
+	files := make(map[registry.FileRef]registry.StoredFile, len(idx.Files))
 	var problems []error
 	for key, e := range idx.Files {
 		cmName, fileKey, ok := strings.Cut(key, storeSeparator)
@@ -242,28 +244,28 @@ func decodeStore(cm *corev1.ConfigMap) (*LastGood, []error) {
 		switch {
 		case !ok || cmName == "" || fileKey == "":
 			problems = append(problems, fmt.Errorf("%s: not <configmap>_<key>", key))
-		case !hasSrc || digest(src) != e.SHA256:
+		case !hasSrc || registry.Digest(src) != e.SHA256:
 			problems = append(problems, fmt.Errorf("%s: the source is missing or does not match its sha256", key))
-		case !hasValues || digest(values) != e.Values:
+		case !hasValues || registry.Digest(values) != e.Values:
 			problems = append(problems, fmt.Errorf("%s: its values are missing or do not match their sha256", key))
 		default:
-			files[FileRef{ConfigMap: cmName, Key: fileKey}] = StoredFile{
+			files[registry.FileRef{ConfigMap: cmName, Key: fileKey}] = registry.StoredFile{
 				Source: src, Values: values, SourceDigest: e.SHA256, ValuesDigest: e.Values, ResourceVersion: e.ResourceVersion,
 			}
 		}
 	}
-	return NewLastGood(files), problems
+	return registry.NewLastGood(files), problems
 }
 
 // encodeStore lays want out as the store's data within max bytes: the
 // versions have holds first, then the others in registry order; what does
 // not fit is left out and returned.
-func encodeStore(want, have *LastGood, max int) (map[string]string, []NotStored) {
+func encodeStore(want, have *registry.LastGood, max int) (map[string]string, []NotStored) {
 	data := map[string]string{}
 	idx := storeIndex{Format: storeFormat, Files: map[string]storeIndexEntry{}}
 	size := len(storeIndexKey) + len(`{"format":1,"files":{}}`)
 	var notStored []NotStored
-	add := func(ref FileRef, f StoredFile) {
+	add := func(ref registry.FileRef, f registry.StoredFile) {
 		key := storeKey(ref)
 		if len(validation.IsConfigMapKey(key)) > 0 {
 			notStored = append(notStored, NotStored{Ref: ref, Err: fmt.Errorf("%s: %w", ref, ErrStoreKeyName)})
@@ -283,10 +285,10 @@ func encodeStore(want, have *LastGood, max int) (map[string]string, []NotStored)
 		data[key], data[valuesKey], idx.Files[key] = f.Source, f.Values, e
 	}
 	refs := want.Refs()
-	var later []FileRef
+	var later []registry.FileRef
 	for _, ref := range refs {
 		f, _ := want.Get(ref)
-		if old, ok := have.Get(ref); ok && old.sameVersion(f) {
+		if old, ok := have.Get(ref); ok && old.SameVersion(f) {
 			add(ref, f)
 		} else {
 			later = append(later, ref)

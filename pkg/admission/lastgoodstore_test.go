@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 func newStore(objs ...client.Object) (*LastGoodStore, client.Client) {
@@ -33,10 +35,10 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatalf("a missing store: %v %v", lg, err)
 	}
 	values := "values:\n  count: 2\n"
-	want := NewLastGood(map[FileRef]StoredFile{
-		{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile, values, "10"),
-		{ConfigMap: "a", Key: "g.yaml"}:   NewStoredFile("- target: pod.*\n  patch: {metadata: {labels: {a: b}}}\n", values, "10"),
-		{ConfigMap: "b", Key: "h.kpatch"}: NewStoredFile(goodFile3, "", "11"),
+	want := registry.NewLastGood(map[registry.FileRef]registry.StoredFile{
+		{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, values, "10"),
+		{ConfigMap: "a", Key: "g.yaml"}:   registry.NewStoredFile("- target: pod.*\n  patch: {metadata: {labels: {a: b}}}\n", values, "10"),
+		{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "11"),
 	})
 	if notStored, err := s.Save(ctx, want); err != nil || len(notStored) != 0 {
 		t.Fatalf("save: %v %v", notStored, err)
@@ -52,7 +54,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if err != nil || !got.Equal(want) {
 		t.Fatalf("load: %v %v", got.Refs(), err)
 	}
-	if f, _ := got.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.Source != goodFile || f.Values != values || f.ResourceVersion != "10" {
+	if f, _ := got.Get(registry.FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.Source != goodFile || f.Values != values || f.ResourceVersion != "10" {
 		t.Errorf("a/f.kpatch: %+v", f)
 	}
 	if s.Size() != dataSize(cm.Data) {
@@ -64,7 +66,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Errorf("an unchanged store was written: %v", err)
 	}
 	// a file that left the registry leaves the store
-	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{ConfigMap: "b", Key: "h.kpatch"}: NewStoredFile(goodFile3, "", "11")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "11")})); err != nil {
 		t.Fatal(err)
 	}
 	if data := storeConfigMap(t, c).Data; len(data) != 3 || data["a_f.kpatch"] != "" {
@@ -85,7 +87,7 @@ func keys(m map[string]string) []string {
 func TestStoreIgnoresTamperedEntries(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	want := NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile, "", "1"), {ConfigMap: "a", Key: "g.kpatch"}: NewStoredFile(goodFile3, "", "1")})
+	want := registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "1"), {ConfigMap: "a", Key: "g.kpatch"}: registry.NewStoredFile(goodFile3, "", "1")})
 	if _, err := s.Save(ctx, want); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestStoreIgnoresTamperedEntries(t *testing.T) {
 	if err != nil || got.Len() != 1 {
 		t.Fatalf("load: %v %v", got.Refs(), err)
 	}
-	if _, ok := got.Get(FileRef{ConfigMap: "a", Key: "g.kpatch"}); !ok {
+	if _, ok := got.Get(registry.FileRef{ConfigMap: "a", Key: "g.kpatch"}); !ok {
 		t.Error("the intact entry was dropped")
 	}
 	cm.Data[storeIndexKey] = "{"
@@ -115,17 +117,17 @@ func TestStoreIgnoresTamperedEntries(t *testing.T) {
 func TestStoreFull(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	small := NewStoredFile(goodFile, "", "1")
-	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{ConfigMap: "z", Key: "late.kpatch"}: small})); err != nil {
+	small := registry.NewStoredFile(goodFile, "", "1")
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "z", Key: "late.kpatch"}: small})); err != nil {
 		t.Fatal(err)
 	}
 	s.MaxBytes = dataSize(storeConfigMap(t, c).Data) + 100
-	big := NewStoredFile("[deployment.*]\nlabels.a: \""+strings.Repeat("x", 200)+"\"\n", "", "2")
-	notStored, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "early.kpatch"}: big, {ConfigMap: "z", Key: "late.kpatch"}: small}))
+	big := registry.NewStoredFile("[deployment.*]\nlabels.a: \""+strings.Repeat("x", 200)+"\"\n", "", "2")
+	notStored, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "early.kpatch"}: big, {ConfigMap: "z", Key: "late.kpatch"}: small}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notStored) != 1 || notStored[0].Ref != (FileRef{ConfigMap: "a", Key: "early.kpatch"}) || !errors.Is(notStored[0].Err, ErrStoreFull) {
+	if len(notStored) != 1 || notStored[0].Ref != (registry.FileRef{ConfigMap: "a", Key: "early.kpatch"}) || !errors.Is(notStored[0].Err, ErrStoreFull) {
 		t.Errorf("not stored %+v", notStored)
 	}
 	data := storeConfigMap(t, c).Data
@@ -136,8 +138,8 @@ func TestStoreFull(t *testing.T) {
 
 func TestStoreKeyTooLong(t *testing.T) {
 	s, _ := newStore()
-	ref := FileRef{ConfigMap: strings.Repeat("c", 200), Key: strings.Repeat("k", 60) + ".kpatch"}
-	notStored, err := s.Save(context.Background(), NewLastGood(map[FileRef]StoredFile{ref: NewStoredFile(goodFile, "", "1")}))
+	ref := registry.FileRef{ConfigMap: strings.Repeat("c", 200), Key: strings.Repeat("k", 60) + ".kpatch"}
+	notStored, err := s.Save(context.Background(), registry.NewLastGood(map[registry.FileRef]registry.StoredFile{ref: registry.NewStoredFile(goodFile, "", "1")}))
 	if err != nil || len(notStored) != 1 || !errors.Is(notStored[0].Err, ErrStoreKeyName) {
 		t.Errorf("%+v %v", notStored, err)
 	}
@@ -146,9 +148,9 @@ func TestStoreKeyTooLong(t *testing.T) {
 // TestStoreFollowsItsLayout: the layout is part of the contract between
 // webhook versions, and what an admin reads.
 func TestStoreFollowsItsLayout(t *testing.T) {
-	data, _ := encodeStore(NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile, "", "5")}), nil, MaxStoreBytes)
-	want := `{"format":1,"files":{"a_f.kpatch":{"sha256":"` + digest(goodFile) + `","values":"` + digest("") + `","resourceVersion":"5"}}}`
-	if data[storeIndexKey] != want || data["a_f.kpatch"] != goodFile || data["values."+digest("")] != "" || len(data) != 3 {
+	data, _ := encodeStore(registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "5")}), nil, MaxStoreBytes)
+	want := `{"format":1,"files":{"a_f.kpatch":{"sha256":"` + registry.Digest(goodFile) + `","values":"` + registry.Digest("") + `","resourceVersion":"5"}}}`
+	if data[storeIndexKey] != want || data["a_f.kpatch"] != goodFile || data["values."+registry.Digest("")] != "" || len(data) != 3 {
 		t.Errorf("data %v", data)
 	}
 }
@@ -171,16 +173,16 @@ func (r staleReader) Get(_ context.Context, _ client.ObjectKey, obj client.Objec
 func TestStoreReadsItsOwnWrite(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile, "", "1")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "1")})); err != nil {
 		t.Fatal(err)
 	}
 	frozen := storeConfigMap(t, c)
 	s.Reader, s.Live = staleReader{cm: frozen}, c
-	if _, err := s.Save(ctx, NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile3, "", "2")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile3, "", "2")})); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Load(ctx)
-	if f, _ := got.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); err != nil || f.Source != goodFile3 {
+	if f, _ := got.Get(registry.FileRef{ConfigMap: "a", Key: "f.kpatch"}); err != nil || f.Source != goodFile3 {
 		t.Errorf("load after a write the cache does not show: %+v %v", f, err)
 	}
 	// once the cache shows the write, it is read again

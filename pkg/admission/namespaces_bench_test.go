@@ -8,12 +8,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchNamespaces returns n Namespaces team-0 to team-<n-1>, each with its
 // own value of team and a label, as the webhook keeps them (informed).
-func benchNamespaces(n int) (Namespaces, []string) {
-	var nss InformedNamespaces
+func benchNamespaces(n int) (informed.Namespaces, []string) {
+	var nss informed.InformedNamespaces
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("team-%d", i)
@@ -31,10 +34,10 @@ func benchNamespaces(n int) (Namespaces, []string) {
 func BenchmarkBindNamespaceValues(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
-			var c Compiler
+			var c registry.Compiler
 			reg := c.Build([]corev1.ConfigMap{valuesConfigMap}, nil).Registry
 			nss, names := benchNamespaces(n)
-			h := &Handler{Registry: func() *Registry { return reg }, Namespaces: nss}
+			h := &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: nss}
 			reqs := make([]admission.Request, n)
 			for i, name := range names {
 				reqs[i] = request(admissionv1.Create, name, "")
@@ -49,7 +52,7 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				if _, failed := h.bindValues(reg, patches, &reqs[i%n], obj); len(failed) > 0 {
-					b.Fatal(failed[0].err)
+					b.Fatal(failed[0].Err)
 				}
 				i++
 			}
@@ -58,22 +61,20 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 }
 
 // BenchmarkReplacementNamespaceSource is what a request's replacements
-// pay to read their sources (replacementRun.gather): the object's
+// pay to read their sources (handlerSources.Read): the object's
 // Namespace as a decoded object, over n Namespaces in turn.
 func BenchmarkReplacementNamespaceSource(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
 			nss, names := benchNamespaces(n)
-			reg := &Registry{replacements: &replacementIndex{}}
-			h := &Handler{Namespaces: nss}
+			src := handlerSources{&Handler{Namespaces: nss}}
 			for _, name := range names { // each Namespace read once
-				h.replacementRun(reg, name).gather()
+				src.Read(name)
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				rr := h.replacementRun(reg, names[i%n])
-				if rr.gather(); len(rr.sources) != 1 {
+				if sources, _ := src.Read(names[i%n]); len(sources) != 1 {
 					b.Fatal("no Namespace")
 				}
 				i++

@@ -9,6 +9,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kpatch.dev/kpatch/pkg/informed"
 )
 
 // benchReplacements is a replacements file of the three kinds of source:
@@ -52,10 +54,10 @@ func manyReplacements(n int) string {
 // settings-<sources-1>.
 func benchmarkReplacements(b *testing.B, file string, sources int) {
 	h, _, raw := benchHandlerWith(b, []corev1.ConfigMap{configMap("repl", map[string]string{"repl.yaml": file})})
-	var nss InformedNamespaces // as the webhook keeps them
+	var nss informed.InformedNamespaces // as the webhook keeps them
 	nss.OnAdd(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}, true)
 	h.Namespaces = &nss
-	var s SourceConfigMaps
+	var s informed.SourceConfigMaps
 	s.OnAdd(sourceCM("shop", "eu-west-1"), true)
 	for i := range sources {
 		cm := sourceCM("shop", fmt.Sprintf("region-%d", i))

@@ -12,9 +12,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // replFile copies the Deployment's own image tag into an env var, a
@@ -45,7 +46,7 @@ const replFile = `replacements:
 // sourceCM is a source ConfigMap of namespace.
 func sourceCM(namespace, region string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: namespace, Labels: map[string]string{SourceLabel: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: namespace, Labels: map[string]string{informed.SourceLabel: "true"}},
 		Data:       map[string]string{"region": region},
 	}
 }
@@ -55,13 +56,13 @@ func sourceCM(namespace, region string) *corev1.ConfigMap {
 func replHandler(t *testing.T, files map[string]string, cms ...*corev1.ConfigMap) *Handler {
 	t.Helper()
 	h := newHandler(t, files)
-	h.Namespaces = NamespacesFunc(func(name string) (*corev1.Namespace, bool) {
+	h.Namespaces = informed.NamespacesFunc(func(name string) (*corev1.Namespace, bool) {
 		if name != "shop" {
 			return nil, false
 		}
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}, true
 	})
-	var s SourceConfigMaps
+	var s informed.SourceConfigMaps
 	for _, cm := range cms {
 		s.OnAdd(cm, true)
 	}
@@ -211,7 +212,7 @@ func TestReplacementsNotTargeted(t *testing.T) {
 // compiled as one; its problems are positioned and reported like any
 // file's, and its last good version applies instead.
 func TestReplacementsFileCompiles(t *testing.T) {
-	var c Compiler
+	var c registry.Compiler
 	b := c.Build([]corev1.ConfigMap{configMap("reg", map[string]string{"repl.yaml": replFile})}, nil)
 	files := b.Registry.Files()
 	if len(b.Problems) != 0 || len(files) != 1 || files[0].Replacements == nil || files[0].Replacements.Len() != 3 {
@@ -228,35 +229,28 @@ func TestReplacementsFileCompiles(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	f := b.Registry.Files()[0]
-	if f.Replacements == nil || f.Replacements.Len() != 3 || f.Patch == nil {
+	if f.Replacements == nil || f.Replacements.Len() != 3 || f.File == nil {
 		t.Errorf("the last good version does not apply: %+v", f)
 	}
 }
 
-// TestSourceConfigMaps keeps the labelled ConfigMaps by namespace and
-// name, through updates and deletions.
-func TestSourceConfigMaps(t *testing.T) {
-	var s SourceConfigMaps
-	s.OnAdd(sourceCM("shop", "a"), true)
-	b := sourceCM("shop", "b")
-	b.Name = "another"
-	s.OnAdd(b, true)
-	before := s.ConfigMaps("shop")
-	s.OnUpdate(nil, sourceCM("shop", "c"))
-	got := s.ConfigMaps("shop")
-	if len(got) != 2 || nameOf(got[0]) != "another" || got[1]["data"].(map[string]any)["region"] != "c" || got[1]["kind"] != "ConfigMap" {
-		t.Fatalf("after the update: %v", got)
+// TestReplacementsReadTheNamespaceVersion: a replacement reads the
+// version of the Namespace that the informer last reported.
+func TestReplacementsReadTheNamespaceVersion(t *testing.T) {
+	h := replHandler(t, map[string]string{"repl.yaml": replFile}, sourceCM("shop", "eu-west-1"))
+	var nss informed.InformedNamespaces
+	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "checkout"}}}
+	nss.OnAdd(shop, true)
+	h.Namespaces = &nss
+	for _, team := range []string{"checkout", "payments"} {
+		if team != "checkout" {
+			next := shop.DeepCopy()
+			next.Labels["team"] = team
+			nss.OnUpdate(shop, next)
+		}
+		got, _ := changes(t, h, deploymentJSON)
+		if !slices.Contains(got, "add /metadata/labels=map[team:"+team+"]") {
+			t.Errorf("team %s: %v", team, got)
+		}
 	}
-	if before[1]["data"].(map[string]any)["region"] != "a" {
-		t.Error("an update changed a list a request may hold")
-	}
-	s.OnDelete(b)
-	s.OnDelete(toolscacheTombstone(sourceCM("shop", "c")))
-	if got := s.ConfigMaps("shop"); len(got) != 0 {
-		t.Errorf("after the deletions: %v", got)
-	}
-}
-
-func toolscacheTombstone(obj any) any {
-	return toolscache.DeletedFinalStateUnknown{Key: "shop/settings", Obj: obj}
 }

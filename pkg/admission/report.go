@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // maxConflictLogLines is how many new conflicts one sync logs one by one;
@@ -17,7 +18,7 @@ const maxConflictLogLines = 10
 // reportProblems logs every problem and counts compile errors; the leader
 // also records one Event per ConfigMap and reason, listing the first
 // files.
-func (w *Watcher) reportProblems(problems []Problem, leader bool) {
+func (w *Watcher) reportProblems(problems []registry.Problem, leader bool) {
 	type group struct {
 		cm    *corev1.ConfigMap
 		items []string
@@ -45,17 +46,17 @@ func (w *Watcher) reportProblems(problems []Problem, leader bool) {
 		if reason == ReasonPatchCompiled {
 			kind = corev1.EventTypeNormal
 		}
-		w.Recorder.Eventf(g.cm, nil, kind, reason, "Compile", "%s", eventNote("", g.items))
+		w.Recorder.Eventf(g.cm, nil, kind, reason, "Compile", "%s", EventNote("", g.items))
 	}
 }
 
 // logProblem logs one problem and returns its Event reason and line.
-func (w *Watcher) logProblem(p Problem) (reason, item string) {
+func (w *Watcher) logProblem(p registry.Problem) (reason, item string) {
 	if p.Err == nil {
 		w.Log.Info("registry file compiles again", "file", p.Ref.String())
 		return ReasonPatchCompiled, p.Ref.Key + " compiles again and applies"
 	}
-	if errors.Is(p.Err, ErrInvalidLayer) {
+	if errors.Is(p.Err, registry.ErrInvalidLayer) {
 		w.Log.Error(p.Err, "registry file refused: its ConfigMap's layer label is invalid", "file", p.Ref.String())
 		return ReasonInvalidLayer, fmt.Sprintf("%s does not apply: %v", p.Ref.Key, p.Err)
 	}
@@ -66,14 +67,14 @@ func (w *Watcher) logProblem(p Problem) (reason, item string) {
 	case p.LastGoodErr != nil:
 		kept = fmt.Sprintf("its stored last good version does not apply either (%v)", p.LastGoodErr)
 	}
-	if limit := limitOf(p.Err); limit != "" {
+	if limit := registry.LimitOf(p.Err); limit != "" {
 		w.Log.Error(p.Err, "registry file refused by a limit", "file", p.Ref.String(), "limit", limit, "lastGood", p.LastGood, "lastGoodError", p.LastGoodErr)
-		if limit == LimitFiles {
+		if limit == registry.LimitFiles {
 			kept = "it does not apply"
 		}
 		return ReasonRegistryLimitExceeded, fmt.Sprintf("%s is refused; %s: %v", p.Ref.Key, kept, p.Err)
 	}
-	w.Metrics.compileError()
+	w.Metrics.CompileError()
 	w.Log.Error(p.Err, "registry file does not compile", "file", p.Ref.String(), "lastGood", p.LastGood, "lastGoodError", p.LastGoodErr)
 	return ReasonPatchCompileFailed, fmt.Sprintf("%s does not compile; %s: %s", p.Ref.Key, kept, errorSummary(p.Err))
 }
@@ -81,7 +82,7 @@ func (w *Watcher) logProblem(p Problem) (reason, item string) {
 // reportNotStored logs the files the store could not hold and, once per
 // file until it is stored, records an Event on its ConfigMap.
 func (w *Watcher) reportNotStored(notStored []NotStored, cms []corev1.ConfigMap) {
-	next := make(map[FileRef]bool, len(notStored))
+	next := make(map[registry.FileRef]bool, len(notStored))
 	byCM := map[string][]string{}
 	for _, n := range notStored {
 		next[n.Ref] = true
@@ -93,18 +94,18 @@ func (w *Watcher) reportNotStored(notStored []NotStored, cms []corev1.ConfigMap)
 		byCM[id] = append(byCM[id], n.Err.Error())
 	}
 	w.notStored = next
-	w.Metrics.setNotStored(len(notStored))
+	w.Metrics.SetNotStored(len(notStored))
 	for i := range cms {
-		if items := byCM[w.compiler.configMapID(&cms[i])]; len(items) > 0 && w.Recorder != nil {
+		if items := byCM[w.compiler.ConfigMapID(&cms[i])]; len(items) > 0 && w.Recorder != nil {
 			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonLastGoodNotStored, "Store", "%s",
-				eventNote("these files apply, but the last good store cannot keep them: if they break, they do not apply", items))
+				EventNote("these files apply, but the last good store cannot keep them: if they break, they do not apply", items))
 		}
 	}
 }
 
 // reportConflicts logs the first new conflicts and a count of the rest,
 // and the leader records one Event per ConfigMap that wins some of them.
-func (w *Watcher) reportConflicts(report *ConflictReport, fresh []*kpatch.Conflict, leader bool, cms []corev1.ConfigMap) {
+func (w *Watcher) reportConflicts(report *registry.ConflictReport, fresh []*kpatch.Conflict, leader bool, cms []corev1.ConfigMap) {
 	byCM := map[string][]string{}
 	for i, c := range fresh {
 		if i < maxConflictLogLines {
@@ -125,13 +126,13 @@ func (w *Watcher) reportConflicts(report *ConflictReport, fresh []*kpatch.Confli
 		return
 	}
 	for i := range cms {
-		if items := byCM[w.compiler.configMapID(&cms[i])]; len(items) > 0 {
+		if items := byCM[w.compiler.ConfigMapID(&cms[i])]; len(items) > 0 {
 			header := fmt.Sprintf("%d new conflicts with an earlier file, which this ConfigMap's file wins:", len(items))
 			if report.Total > len(report.First) {
 				header = fmt.Sprintf("%d new conflicts among the first %d of the registry's %d, with an earlier file, which this ConfigMap's file wins:",
 					len(items), len(report.First), report.Total)
 			}
-			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonPatchConflict, "Compile", "%s", eventNote(header, items))
+			w.Recorder.Eventf(&cms[i], nil, corev1.EventTypeWarning, ReasonPatchConflict, "Compile", "%s", EventNote(header, items))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -11,19 +12,14 @@ import (
 // the object mark ${required} and that the patched object does not hold,
 // one message each: file, line, field. A file that failed on the object
 // requires nothing of it.
-func (r *objectRun) missingRequired() []string {
+func missingRequired(run *apply.ObjectRun) []string {
 	var out []string
-	for _, f := range r.files {
-		if f.err != nil || f.patch == nil || !f.patch.Required() {
-			continue
-		}
-		for _, err := range f.patch.MissingRequired(r.out, &r.ref) {
-			var ae *kpatch.ApplyError
-			if errors.As(err, &ae) {
-				out = append(out, fmt.Sprintf("%s:%d: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
-			} else {
-				out = append(out, err.Error())
-			}
+	for _, err := range run.Required() {
+		var ae *kpatch.ApplyError
+		if errors.As(err, &ae) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
+		} else {
+			out = append(out, err.Error())
 		}
 	}
 	return out

@@ -17,6 +17,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // answered is what a test compares of an HTTP answer to a review.
@@ -183,10 +185,10 @@ func TestWebhookAnswersWithTheUID(t *testing.T) {
 				if got != want {
 					t.Errorf("got  %+v\nwant %+v", got, want)
 				}
-				if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(ReasonDecode)); n != decodeErrors {
+				if n := testutil.ToFloat64(h.Metrics.InternalErrors.WithLabelValues(metrics.ReasonDecode)); n != decodeErrors {
 					t.Errorf("decode errors counted: %v, want %v", n, decodeErrors)
 				}
-				if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(ResultError)); n != decodeErrors {
+				if n := testutil.ToFloat64(h.Metrics.Requests.WithLabelValues(metrics.ResultError)); n != decodeErrors {
 					t.Errorf("requests counted as errors: %v, want %v", n, decodeErrors)
 				}
 			})

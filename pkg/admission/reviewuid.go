@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // reviewUID finds the type and the request's uid of a review that was not
@@ -151,7 +153,7 @@ func (wh *Webhook) answerUnread(ctx context.Context, req *admission.Request, cod
 		return resp
 	}
 	answering := &admission.Webhook{
-		Handler:        unreadAnswer{h: h, err: &internalError{reason: ReasonDecode, code: code, err: err}},
+		Handler:        unreadAnswer{h: h, err: &internalError{reason: metrics.ReasonDecode, code: code, err: err}},
 		RecoverPanic:   wh.RecoverPanic,
 		LogConstructor: wh.LogConstructor,
 	}
@@ -166,6 +168,6 @@ type unreadAnswer struct {
 
 func (u unreadAnswer) Handle(ctx context.Context, _ admission.Request) admission.Response {
 	resp, result := u.h.answerInternal(logf.FromContext(ctx), u.err)
-	u.h.Metrics.request(result)
+	u.h.Metrics.Request(result)
 	return resp
 }

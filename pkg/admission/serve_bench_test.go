@@ -12,6 +12,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // benchmarkServe is one AdmissionReview of the benchmark Deployment
@@ -28,7 +31,7 @@ func benchmarkServeEvery(b *testing.B, patched bool, gap time.Duration) {
 	if !patched {
 		h = empty
 	}
-	h.Metrics = NewMetrics(prometheus.NewRegistry())
+	h.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
 	h.Metrics.SetFiles(fileNames(h.Registry()))
 	req := request(admissionv1.Create, "shop", string(raw))
 	body, err := json.Marshal(admissionv1.AdmissionReview{
@@ -72,7 +75,7 @@ func BenchmarkServeEmpty(b *testing.B)   { benchmarkServe(b, false) }
 func BenchmarkServePatchedAfterIdle(b *testing.B) { benchmarkServeEvery(b, true, 3*time.Millisecond) }
 
 // fileNames are the names of the registry's files.
-func fileNames(r *Registry) []string {
+func fileNames(r *registry.Registry) []string {
 	var out []string
 	for _, f := range r.Files() {
 		out = append(out, f.Ref.String())

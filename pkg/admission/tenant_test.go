@@ -14,7 +14,11 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // tenantConfigMap is a registry ConfigMap of namespace ns.
@@ -26,20 +30,17 @@ func tenantConfigMap(ns, name string, data map[string]string) *corev1.ConfigMap 
 
 // labelOf applies the registry's patches of Deployment to a Deployment web
 // of namespace ns and returns its label "by", "-" when none.
-func labelOf(t *testing.T, reg *Registry, ns string) string {
+func labelOf(t *testing.T, reg *registry.Registry, ns string) string {
 	t.Helper()
 	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": ns}}
-	ref := kpatch.RefOf(obj, ns)
-	for _, p := range reg.Candidates("Deployment", ns, "web") {
-		if !p.Targets(&ref) {
-			continue
-		}
-		out, err := p.Apply(obj, kpatch.ApplyOptions{Namespace: ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj = out
+	run, err := apply.RunObject(context.Background(), obj, reg.Candidates("Deployment", ns, "web"), &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: ns}})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if failed := run.Failed(); len(failed) > 0 {
+		t.Fatal(failed[0].Err)
+	}
+	obj = run.Out
 	md := obj["metadata"].(map[string]any)
 	if l, ok := md["labels"].(map[string]any); ok {
 		return l["by"].(string)
@@ -111,7 +112,7 @@ func TestTenantNamingAnotherNamespaceDoesNotCompile(t *testing.T) {
 	var refused []string
 	for _, f := range w.Current().Files() {
 		if f.Err != nil {
-			if !errors.Is(f.Err, ErrTenantNamespace) {
+			if !errors.Is(f.Err, registry.ErrTenantNamespace) {
 				t.Errorf("%s: %v, not ErrTenantNamespace", f.Ref, f.Err)
 			}
 			refused = append(refused, f.Ref.Key)
@@ -138,14 +139,14 @@ func TestTenantFilesAreNotStoredNorCrowdTheAdminOut(t *testing.T) {
 		registryConfigMap("zzz", map[string]string{"a.kpatch": "[deployment.*]\nlabels.by: admin\n"}),
 	).Build()
 	w, _ := replica(c, true)
-	w.TenantRegistries, w.Limits = true, Limits{MaxFiles: 1}
+	w.TenantRegistries, w.Limits = true, registry.Limits{MaxFiles: 1}
 	syncOnce(t, w)
 	for _, f := range w.Current().Files() {
 		if (f.Err != nil) != (f.Ref.Namespace != "") {
 			t.Errorf("%s: %v; the tenant's file should be the one refused", f.Ref, f.Err)
 		}
 	}
-	w.Limits = Limits{}
+	w.Limits = registry.Limits{}
 	syncOnce(t, w)
 	if data := storeConfigMap(t, c).Data; len(data) != 3 || data["zzz_a.kpatch"] == "" {
 		t.Errorf("the store holds %v: the admin's file only", keys(data))
@@ -181,7 +182,7 @@ func TestTenantMetadataNamesItsOwnFiles(t *testing.T) {
 		}),
 		*tenantConfigMap("team-b", "patches", map[string]string{"theirs.kpatch": "# kpatch:conflicts: mine\n[deployment.*]\nlabels.by: team-b\n"}),
 	}
-	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build(cms, nil).Registry
+	reg := (&registry.Compiler{RegistryNamespace: "kpatch-system"}).Build(cms, nil).Registry
 	got := map[string]string{}
 	for _, f := range reg.Files() {
 		got[f.Ref.String()] = fmt.Sprint(f.Err)
@@ -202,7 +203,7 @@ func TestTenantMetadataNamesItsOwnFiles(t *testing.T) {
 	}
 }
 
-func appliedNames(reg *Registry) string {
+func appliedNames(reg *registry.Registry) string {
 	var out []string
 	for _, f := range reg.Applied() {
 		out = append(out, f.Ref.String())
@@ -216,16 +217,16 @@ func appliedNames(reg *Registry) string {
 func TestTenantReplacementsPatchItsOwnNamespaceOnly(t *testing.T) {
 	repl := "replacements:\n- sourceValue: team-a\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.by]\n    options: {create: true}\n"
 	foreign := "replacements:\n- sourceValue: x\n  targets:\n  - select: {kind: Deployment, namespace: team-.*}\n    fieldPaths: [metadata.labels.by]\n"
-	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
+	reg := (&registry.Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
 		*tenantConfigMap("team-a", "mine", map[string]string{"r.yaml": repl, "s.yaml": foreign}),
 	}, nil).Registry
 	for _, f := range reg.Files() {
 		want := f.Ref.Key == "s.yaml"
-		if got := errors.Is(f.Err, ErrTenantNamespace); got != want || want && !strings.HasPrefix(f.Err.Error(), `team-a/mine/s.yaml:4:5: the target's select names namespace "team-.*"`) {
+		if got := errors.Is(f.Err, registry.ErrTenantNamespace); got != want || want && !strings.HasPrefix(f.Err.Error(), `team-a/mine/s.yaml:4:5: the target's select names namespace "team-.*"`) {
 			t.Errorf("%s: error %v", f.Ref, f.Err)
 		}
 	}
-	h := &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	for ns, want := range map[string]int{"team-a": 1, "team-b": 0} {
 		obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"` + ns + `"}}`
 		if got := len(patchOf(t, h.Handle(context.Background(), request(admissionv1.Create, ns, obj)))); got != want {
@@ -240,12 +241,12 @@ func TestTenantReplacementsPatchItsOwnNamespaceOnly(t *testing.T) {
 func TestTenantReplacementsReadTheirOwnSources(t *testing.T) {
 	repl := "replacements:\n- source: {kind: ConfigMap, name: settings, fieldPath: data.region}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.region]\n    options: {create: true}\n"
 	admin := registryConfigMap("admin", map[string]string{"a.yaml": strings.Replace(repl, "labels.region", "labels.adminregion", 1)})
-	reg := (&Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
+	reg := (&registry.Compiler{RegistryNamespace: "kpatch-system"}).Build([]corev1.ConfigMap{
 		*admin, *tenantConfigMap("team-a", "mine", map[string]string{"r.yaml": repl}),
 	}, nil).Registry
-	var s SourceConfigMaps
+	var s informed.SourceConfigMaps
 	s.OnAdd(sourceCM("kpatch-system", "admin-secret-region"), true)
-	h := &Handler{Registry: func() *Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: NewMetrics(prometheus.NewRegistry())}
+	h := &Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system", Sources: &s, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	obj := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"team-a"}}`
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "team-a", obj))
 	ops := fmt.Sprint(patchOf(t, resp))

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"gomodules.xyz/jsonpatch/v2"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -49,70 +50,58 @@ type FileTrace struct {
 	Reason  string   `json:"reason,omitempty"`
 }
 
-// traceRun is what the debug view of one object is made of: the
-// candidate files, in order; the ones that apply, bound to the object's
-// values (Handler.bindValues); those its values or metadata leave out
-// (failed); and the run of the replacements files (nil when the registry
-// has none).
-type traceRun struct {
-	candidates, bound []*kpatch.Patch
-	leftOut           []fileRun
-	rr                *replacementRun
-	opts              kpatch.ApplyOptions
+// logTrace logs the debug view of the object, when the logger's debug
+// level is on: the candidate files run through the loop again, each
+// observed (traceRun).
+func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, candidates, bound []apply.File, leftOut []apply.FileRun, opts *apply.Options) {
+	if debug := log.V(1); debug.Enabled() {
+		debug.Info("patch files traced", "files", traceRun(ctx, obj, traced(candidates, bound, leftOut), opts))
+	}
 }
 
-// traceFiles applies the bound files to obj one at a time, each to the
-// result of the ones before, as the handler does, and says what each
-// candidate did: a file that its values or metadata leave out failed; one
-// they disable (enabled: false for the object) is disabled.
-func traceFiles(ctx context.Context, obj map[string]any, t *traceRun) []FileTrace {
-	ref := kpatch.RefOf(obj, t.opts.Namespace)
-	bound := make(map[string]*kpatch.Patch, len(t.bound))
-	for _, p := range t.bound {
-		bound[p.Name()] = p
-	}
-	out := make([]FileTrace, 0, len(t.candidates))
-	cur := obj
-	for _, c := range t.candidates {
-		tr := FileTrace{File: c.Name()}
-		p, applies := bound[tr.File]
-		switch i := slices.IndexFunc(t.leftOut, func(r fileRun) bool { return r.file == tr.File }); {
-		case !t.rr.targets(c, cur, &ref):
-			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
+// traced are the candidate files as the trace runs them, in order: the
+// bound version of each one that applies (Handler.bindValues), the ones
+// the object's values or metadata leave out failing with why, the ones
+// they disable (enabled: false for the object) disabled.
+func traced(candidates, bound []apply.File, leftOut []apply.FileRun) []apply.File {
+	out := make([]apply.File, 0, len(candidates))
+	for _, c := range candidates {
+		switch i := slices.IndexFunc(leftOut, func(r apply.FileRun) bool { return r.File == c }); {
 		case i >= 0:
-			tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(t.leftOut[i].err), "; ")
-		case !applies:
-			tr.Result, tr.Reason = fileDisabled, "its enabled: metadata is false for the object"
+			out = append(out, apply.Failing(c, leftOut[i].Err))
+		case len(bound) > 0 && bound[0].Name() == c.Name():
+			out, bound = append(out, bound[0]), bound[1:]
 		default:
-			tr, cur = t.apply(ctx, tr, p, cur)
+			out = append(out, apply.Disabling(c, "its enabled: metadata is false for the object", false))
 		}
-		out = append(out, tr)
 	}
 	return out
 }
 
-// apply applies one file that applies to the object, cur, and records
-// what it did in tr; it returns cur as the file leaves it.
-func (t *traceRun) apply(ctx context.Context, tr FileTrace, p *kpatch.Patch, cur map[string]any) (FileTrace, map[string]any) {
-	next, err := t.rr.applyFile(ctx, []*kpatch.Patch{p}, cur, t.opts)
-	if err != nil {
-		tr.Result, tr.Reason = FileFailed, strings.Join(failureMessages(err), "; ")
-		return tr, cur
+// traceRun applies the files to obj one at a time, each to the result of
+// the ones before, as the handler does, and says what each did.
+func traceRun(ctx context.Context, obj map[string]any, files []apply.File, opts *apply.Options) []FileTrace {
+	out := make([]FileTrace, 0, len(files))
+	observed := *opts
+	observed.NewMap = nil // the trace makes its own maps: it reads each file's before and after
+	observed.Observer = apply.ObserverFunc(func(_ int, r apply.FileRun, before, after map[string]any) {
+		tr := FileTrace{File: r.File.Name(), Result: r.Result}
+		switch r.Result {
+		case apply.Unmatched:
+			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
+		case apply.Failed, apply.Disabled:
+			tr.Reason = strings.Join(failureMessages(r.Err), "; ")
+		default:
+			if tr.Changes = changesBetween(before, after); len(tr.Changes) == 0 {
+				tr.Result = FileUnchanged
+			}
+		}
+		out = append(out, tr)
+	})
+	if _, err := apply.RunObject(ctx, obj, files, &observed); err != nil {
+		return append(out, FileTrace{Result: FileFailed, Reason: err.Error()})
 	}
-	tr.Changes = changesBetween(cur, next)
-	tr.Result = FileUnchanged
-	if len(tr.Changes) > 0 {
-		tr.Result, cur = FilePatched, next
-	}
-	return tr, cur
-}
-
-// logTrace logs the debug view of the object, when the logger's debug
-// level is on.
-func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, t *traceRun) {
-	if debug := log.V(1); debug.Enabled() {
-		debug.Info("patch files traced", "files", traceFiles(ctx, obj, t))
-	}
+	return out
 }
 
 // changesBetween lists the changes from a to b: "op path: old -> new".
@@ -192,6 +181,6 @@ func traceValue(v any) string {
 
 // opts are the options the handler applies files to an object of
 // namespace with.
-func (h *Handler) opts(namespace string) kpatch.ApplyOptions {
-	return kpatch.ApplyOptions{Namespace: namespace, Budget: h.budget()}
+func (h *Handler) opts(namespace string) apply.Options {
+	return apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: namespace, Budget: h.budget()}, Sources: handlerSources{h}}
 }

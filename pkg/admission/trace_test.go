@@ -26,7 +26,7 @@ func TestTraceSaysWhatEachFileDid(t *testing.T) {
 		t.Fatal(err)
 	}
 	candidates := h.Registry().Candidates("Deployment", "shop", "web")
-	got := traceFiles(context.Background(), obj, &traceRun{candidates: candidates, bound: candidates, opts: h.opts("shop")})
+	got := traceRun(context.Background(), obj, traced(candidates, candidates, nil), new(h.opts("shop")))
 	want := []FileTrace{
 		{File: "reg/a.kpatch", Result: FilePatched, Changes: []string{`add /metadata/labels: {"team":"shop"}`, "replace /spec/replicas: 1 -> 3"}},
 		{File: "reg/b.kpatch", Result: FileUnchanged},

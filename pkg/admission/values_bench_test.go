@@ -9,14 +9,17 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // valuesConfigMap is a registry ConfigMap with a schema and one file that
 // reads a parameter each Namespace sets, and one that reads a built-in.
 var valuesConfigMap = configMap("values", map[string]string{
-	ParametersKey:  "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
-	"team.kpatch":  "[deployment.web]\nlabels.team: ${values.team}\n",
-	"owner.kpatch": "[deployment.web]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
+	registry.ParametersKey: "parameters:\n- {name: team, type: string, default: none, pattern: \"^[a-z0-9-]+$\"}\n",
+	"team.kpatch":          "[deployment.web]\nlabels.team: ${values.team}\n",
+	"owner.kpatch":         "[deployment.web]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
 })
 
 // benchmarkNamespaceValues admits the benchmark Deployment in n
@@ -24,7 +27,7 @@ var valuesConfigMap = configMap("values", map[string]string{
 // round, every binding comes from the registry's cache.
 func benchmarkNamespaceValues(b *testing.B, n int) {
 	h, _, raw := benchHandlerWith(b, []corev1.ConfigMap{valuesConfigMap})
-	var nss InformedNamespaces // as the webhook keeps them
+	var nss informed.InformedNamespaces // as the webhook keeps them
 	reqs := make([]admission.Request, n)
 	for i := range reqs {
 		name := fmt.Sprintf("team-%d", i)

@@ -12,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/parameters"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 const tierSchema = `parameters:
@@ -24,10 +26,10 @@ const tierSchema = `parameters:
 
 // tierFiles reads tier and replicas; team.kpatch reads the required team.
 var tierFiles = map[string]string{
-	ParametersKey: tierSchema,
-	ValuesKey:     "values:\n  replicas: 3\n",
-	"tier.kpatch": "[deployment.web]\nreplicas: ${values.replicas}\nlabels.tier: ${values.tier}\n",
-	"team.kpatch": "[deployment.web]\nlabels.team: ${values.team}\nlabels.owner: ${values.owner}\n",
+	registry.ParametersKey: tierSchema,
+	registry.ValuesKey:     "values:\n  replicas: 3\n",
+	"tier.kpatch":          "[deployment.web]\nreplicas: ${values.replicas}\nlabels.tier: ${values.tier}\n",
+	"team.kpatch":          "[deployment.web]\nlabels.team: ${values.team}\nlabels.owner: ${values.owner}\n",
 }
 
 // namespaces is a Namespaces of fixed Namespaces.
@@ -44,13 +46,13 @@ func namespace(name string, annotations map[string]string) *corev1.Namespace {
 
 func valuesHandler(t testing.TB, files map[string]string, ns namespaces) *Handler {
 	t.Helper()
-	var c Compiler
+	var c registry.Compiler
 	built := c.Build([]corev1.ConfigMap{configMap("reg", files)}, nil)
 	if len(built.Problems) != 0 {
 		t.Fatalf("problems %v", built.Problems)
 	}
 	reg := built.Registry
-	return &Handler{Registry: func() *Registry { return reg }, Namespaces: ns, Metrics: NewMetrics(prometheus.NewRegistry())}
+	return &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: ns, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 }
 
 // patchedLabels admits a Deployment web in ns and returns the labels and
@@ -141,7 +143,7 @@ func TestValuesBuiltins(t *testing.T) {
 }
 
 func TestValuesSchemaAtCompileTime(t *testing.T) {
-	var c Compiler
+	var c registry.Compiler
 	good := c.Build([]corev1.ConfigMap{configMap("reg", tierFiles)}, nil)
 	if len(good.Problems) != 0 || good.Registry.Active() != 2 {
 		t.Fatalf("parameters.yaml is not a patch file: active %d, %v", good.Registry.Active(), good.Problems)
@@ -150,7 +152,7 @@ func TestValuesSchemaAtCompileTime(t *testing.T) {
 	for k, v := range tierFiles {
 		bad[k] = v
 	}
-	bad[ValuesKey] = "values:\n  replicas: 99\n  tierr: gold\n"
+	bad[registry.ValuesKey] = "values:\n  replicas: 99\n  tierr: gold\n"
 	b := c.Build([]corev1.ConfigMap{configMap("reg", bad)}, good.LastGood)
 	if len(b.Problems) != 2 {
 		t.Fatalf("problems %v", b.Problems)
@@ -162,43 +164,22 @@ func TestValuesSchemaAtCompileTime(t *testing.T) {
 		}
 	}
 	// the last good versions apply, with their values
-	h := &Handler{Registry: func() *Registry { return b.Registry }, Namespaces: namespaces{"a": namespace("a", map[string]string{"values.kpatch.dev/team": "a"})}}
+	h := &Handler{Registry: func() *registry.Registry { return b.Registry }, Namespaces: namespaces{"a": namespace("a", map[string]string{"values.kpatch.dev/team": "a"})}}
 	if got, _, _ := patchedLabels(t, h, "a", ""); got["/spec/replicas"] != "3" {
 		t.Errorf("last good: %v", got)
 	}
 	// a variable that reads no declared parameter is the file's error
-	bad = map[string]string{ParametersKey: tierSchema, "x.kpatch": "[deployment.web]\nlabels.a: ${values.tierr}\n"}
+	bad = map[string]string{registry.ParametersKey: tierSchema, "x.kpatch": "[deployment.web]\nlabels.a: ${values.tierr}\n"}
 	b = c.Build([]corev1.ConfigMap{configMap("reg", bad)}, nil)
 	if len(b.Problems) != 1 || !strings.Contains(b.Problems[0].Err.Error(), "reg/x.kpatch:2:11: ${values.tierr} reads no parameter declared in parameters.yaml") {
 		t.Errorf("undeclared: %v", b.Problems)
 	}
 }
 
-func TestValuesContext(t *testing.T) {
-	for _, data := range []map[string]string{
-		{ValuesKey: "values: {a: 1}\n"},
-		{ValuesKey: contextMarker + "3\nabc"},
-		{ParametersKey: "", ValuesKey: "x"},
-		{ParametersKey: "parameters: []\n", ValuesKey: contextMarker + "-\n"},
-		{},
-	} {
-		cm := configMap("c", data)
-		schema, has, values := splitContext(valuesContext(&cm))
-		_, wantHas := data[ParametersKey]
-		if schema != data[ParametersKey] || has != wantHas || values != data[ValuesKey] {
-			t.Errorf("%q: read back %q %v %q", data, schema, has, values)
-		}
-	}
-	cm := configMap("c", map[string]string{ValuesKey: "values: {a: 1}\n"})
-	if valuesContext(&cm) != "values: {a: 1}\n" {
-		t.Error("without a schema, the context is values.yaml as stored before schemas")
-	}
-}
-
 func TestValuesFeatureAnnotation(t *testing.T) {
 	h := valuesHandler(t, map[string]string{
-		ParametersKey: "parameters:\n- {name: canary, type: boolean, default: false}\n",
-		"c.kpatch":    "[deployment.web]\nlabels.canary: \"${features.canary}\"\n",
+		registry.ParametersKey: "parameters:\n- {name: canary, type: boolean, default: false}\n",
+		"c.kpatch":             "[deployment.web]\nlabels.canary: \"${features.canary}\"\n",
 	}, namespaces{"on": namespace("on", map[string]string{"values.kpatch.dev/canary": "true"}), "off": namespace("off", nil)})
 	if got, warns, _ := patchedLabels(t, h, "on", ""); got["canary"] != "true" || len(warns) != 0 {
 		t.Errorf("on: %v %q", got, warns)

@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // Watcher keeps the registry current: it lists the registry ConfigMaps
@@ -31,32 +34,32 @@ type Watcher struct {
 	// able to list them cluster-wide.
 	TenantRegistries bool
 	// AfterSync, if set, is called with each registry swapped in.
-	AfterSync func(*Registry)
+	AfterSync func(*registry.Registry)
 	// Store keeps the last good version of each file in the cluster; nil
 	// keeps none, and a refused file does not apply.
 	Store *LastGoodStore
 	// Limits bound the registry.
-	Limits Limits
+	Limits registry.Limits
 	// Elected is closed once this process is the leader (a manager's
 	// Elected()); nil means it always is.
 	Elected  <-chan struct{}
 	Recorder events.EventRecorder
-	Metrics  *Metrics
+	Metrics  *metrics.Metrics
 	Log      logr.Logger
 
-	compiler  Compiler
-	current   atomic.Pointer[Registry]
-	conflicts atomic.Pointer[ConflictReport]
+	compiler  registry.Compiler
+	current   atomic.Pointer[registry.Registry]
+	conflicts atomic.Pointer[registry.ConflictReport]
 	syncMu    sync.Mutex
-	notStored map[FileRef]bool // reported by the leader already
+	notStored map[registry.FileRef]bool // reported by the leader already
 }
 
 // Current returns the registry in force, nil before the first sync.
-func (w *Watcher) Current() *Registry { return w.current.Load() }
+func (w *Watcher) Current() *registry.Registry { return w.current.Load() }
 
 // Conflicts returns the conflicts of the registry in force, nil before
 // the first sync.
-func (w *Watcher) Conflicts() *ConflictReport { return w.conflicts.Load() }
+func (w *Watcher) Conflicts() *registry.ConflictReport { return w.conflicts.Load() }
 
 // Ready fails until the first sync has compiled the registry: a readiness
 // check.
@@ -90,7 +93,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var stored *LastGood
+	var stored *registry.LastGood
 	if w.Store != nil {
 		if stored, err = w.Store.Load(ctx); err != nil {
 			return err
@@ -116,7 +119,10 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		w.reportNotStored(notStored, cms)
 	}
 	w.analyzeConflicts(b.Registry, leader, cms)
-	w.Metrics.registrySynced(b.Registry, stored, w.Store)
+	w.Metrics.RegistrySynced(b.Registry)
+	if w.Store != nil {
+		w.Metrics.StoreSynced(stored, w.Store.Size())
+	}
 	w.Log.V(1).Info("registry synced", "configMaps", len(cms), "activeFiles", b.Registry.Active(), "compiled", b.Compiled, "leader", leader)
 	return saveErr
 }
@@ -147,14 +153,14 @@ func (w *Watcher) isStore(o client.Object) bool {
 // analyzeConflicts finds the conflicts of reg, unless its patches are the
 // ones of the last analysis, and reports the new ones. It runs after the
 // swap: an edit is in force before its conflicts are known.
-func (w *Watcher) analyzeConflicts(reg *Registry, leader bool, cms []corev1.ConfigMap) {
+func (w *Watcher) analyzeConflicts(reg *registry.Registry, leader bool, cms []corev1.ConfigMap) {
 	previous := w.conflicts.Load()
-	if previous.covers(reg) {
+	if previous.Covers(reg) {
 		return
 	}
 	start := time.Now()
-	report := FindConflicts(reg)
-	w.Metrics.conflictsFound(report, time.Since(start))
+	report := registry.FindConflicts(reg)
+	w.Metrics.ConflictsFound(report, time.Since(start))
 	w.conflicts.Store(report)
-	w.reportConflicts(report, report.newSince(previous), leader, cms)
+	w.reportConflicts(report, report.NewSince(previous), leader, cms)
 }

@@ -17,6 +17,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 var registryLabels = map[string]string{"kpatch.dev/registry": "true"}
@@ -59,7 +62,7 @@ func replica(c client.Client, leader bool) (*Watcher, *eventLog) {
 	return &Watcher{
 		Client: c, Namespace: "kpatch-system", Selector: labels.SelectorFromSet(registryLabels),
 		Store:   &LastGoodStore{Reader: c, Writer: c, Namespace: "kpatch-system", Name: "kpatch-webhook-last-good", Log: logr.Discard()},
-		Elected: elected, Recorder: log, Metrics: NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),
+		Elected: elected, Recorder: log, Metrics: metrics.NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),
 	}, log
 }
 
@@ -193,13 +196,13 @@ func TestProblemsMakeOneEventPerConfigMap(t *testing.T) {
 func TestLimitsMakeEventsAndMetrics(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(registryConfigMap("reg", map[string]string{"1.kpatch": goodFile, "2.kpatch": goodFile3})).Build()
 	w, events := replica(c, true)
-	w.Limits = Limits{MaxFiles: 1}
+	w.Limits = registry.Limits{MaxFiles: 1}
 	syncOnce(t, w)
 	ev := events.take()
 	if len(ev) != 1 || ev[0].reason != ReasonRegistryLimitExceeded || !strings.Contains(ev[0].note, "2.kpatch is refused; it does not apply: reg/2.kpatch: the registry holds more files") {
 		t.Errorf("Events %+v", ev)
 	}
-	if v := testutil.ToFloat64(w.Metrics.OverLimitFiles.WithLabelValues(LimitFiles)); v != 1 {
+	if v := testutil.ToFloat64(w.Metrics.OverLimitFiles.WithLabelValues(registry.LimitFiles)); v != 1 {
 		t.Errorf("over limit %v", v)
 	}
 }
@@ -219,7 +222,7 @@ func TestConflictsAreCappedAndAggregated(t *testing.T) {
 	w.Log = funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
 	syncOnce(t, w)
 	r := w.Conflicts()
-	if r.Total != 150*149/2 || len(r.First) != MaxConflicts {
+	if r.Total != 150*149/2 || len(r.First) != registry.MaxConflicts {
 		t.Errorf("%d conflicts, %d kept", r.Total, len(r.First))
 	}
 	if v := testutil.ToFloat64(w.Metrics.Conflicts); v != 150*149/2 {

@@ -19,6 +19,19 @@ type ApplyOptions struct {
 	// with room for size members. A webhook lends them from a pool for
 	// the time of a request (the result holds them). Nil: make.
 	NewMap func(size int) map[string]any
+	// Identity, if set, is the object as the patches match it, instead
+	// of its own apiVersion, kind, name and namespace: a run of files
+	// matches the object as it was when the run started, so that a file
+	// that renames it leaves the later files matching the old name.
+	Identity *ObjectRef
+}
+
+// identity is the object as the patches match it (Identity).
+func (o *ApplyOptions) identity(obj map[string]any) ObjectRef {
+	if o.Identity != nil {
+		return *o.Identity
+	}
+	return RefOf(obj, o.Namespace)
 }
 
 // Apply applies the patches in order to obj and returns the patched
@@ -31,7 +44,7 @@ func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]
 }
 
 func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
-	ref := RefOf(obj, opts.Namespace)
+	ref := opts.identity(obj)
 	a := appliers.Get().(*applier)
 	a.root, a.makeMap = obj, opts.NewMap
 	a.meter.start(ctx, opts.Budget)

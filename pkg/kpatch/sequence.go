@@ -45,7 +45,7 @@ func (s *Sequence) Close() {
 }
 
 // Apply applies one file to the object, matching it against the object
-// as the files before it left it. A file that fails leaves no trace: its
+// as the files before it left it (or as ApplyOptions.Identity says). A file that fails leaves no trace: its
 // errors are returned as Apply returns them (an ErrorList of
 // *ApplyError), or a *PanicError for a panic. changed reports whether the
 // object after the file differs from the object before it, numbers
@@ -63,7 +63,7 @@ func (s *Sequence) Apply(p *Patch) (changed bool, err error) {
 	}()
 	a.file++
 	a.meter.start(s.ctx, s.opts.Budget)
-	ref := RefOf(a.root, s.opts.Namespace)
+	ref := s.opts.identity(a.root)
 	if err := a.applyPatch(p, &ref, nil).Err(); err != nil {
 		return false, err
 	}

@@ -16,7 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // TLS modes of --tls-mode.
@@ -80,9 +82,9 @@ func NewOptions() *Options {
 		TLSSecretName:          "kpatch-webhook-ca",
 		LeaderElectionID:       "kpatch-webhook",
 		LastGoodConfigMap:      "kpatch-webhook-last-good",
-		MaxRegistryFiles:       admission.DefaultLimits.MaxFiles,
-		MaxFileSize:            quantity(admission.DefaultLimits.MaxFileSize),
-		MaxCompiledSize:        quantity(admission.DefaultLimits.MaxCompiledSize),
+		MaxRegistryFiles:       registry.DefaultLimits.MaxFiles,
+		MaxFileSize:            quantity(registry.DefaultLimits.MaxFileSize),
+		MaxCompiledSize:        quantity(registry.DefaultLimits.MaxCompiledSize),
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
 		Serving:                DefaultServingOptions,
@@ -107,7 +109,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
 	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
-	fs.BoolVar(&o.NamespaceSources, "namespace-sources", o.NamespaceSources, "replacements at admission read the ConfigMaps labelled "+admission.SourceLabel+"=true of the object's namespace and of the registry namespace (RBAC: configmaps list and watch in every namespace); false: of the registry namespace only")
+	fs.BoolVar(&o.NamespaceSources, "namespace-sources", o.NamespaceSources, "replacements at admission read the ConfigMaps labelled "+informed.SourceLabel+"=true of the object's namespace and of the registry namespace (RBAC: configmaps list and watch in every namespace); false: of the registry namespace only")
 	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "serve Go's /debug/pprof/ profiles on --profiling-bind-address")
 	fs.StringVar(&o.ProfilingBindAddress, "profiling-bind-address", o.ProfilingBindAddress, "loopback address of the profiles (kubectl port-forward reaches it)")
@@ -136,7 +138,7 @@ type settings struct {
 	operations []admissionv1.Operation
 	onError    admission.ErrorPolicy
 	namespace  string
-	limits     admission.Limits
+	limits     registry.Limits
 	budget     kpatch.Budget
 }
 
@@ -221,9 +223,9 @@ func (o *Options) parseBudget() (kpatch.Budget, error) {
 }
 
 // parseLimits parses the registry's limits.
-func (o *Options) parseLimits() (admission.Limits, []error) {
+func (o *Options) parseLimits() (registry.Limits, []error) {
 	var errs []error
-	l := admission.Limits{MaxFiles: o.MaxRegistryFiles}
+	l := registry.Limits{MaxFiles: o.MaxRegistryFiles}
 	if l.MaxFiles < 0 {
 		errs = append(errs, fmt.Errorf("--max-registry-files: %d is negative", l.MaxFiles))
 	}

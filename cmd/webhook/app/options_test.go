@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // parse parses args into fresh options.
@@ -43,7 +44,7 @@ func TestDefaults(t *testing.T) {
 		o.MaxRegistryFiles != 10000 || o.MaxFileSize != "1Mi" || o.MaxCompiledSize != "128Mi" {
 		t.Errorf("defaults %+v", o)
 	}
-	if s.limits != admission.DefaultLimits {
+	if s.limits != registry.DefaultLimits {
 		t.Errorf("limits %+v", s.limits)
 	}
 }
@@ -58,7 +59,7 @@ func TestRegistryFlags(t *testing.T) {
 	if !o.LeaderElect || o.LeaderElectionID != "kpatch-lease" || o.LastGoodConfigMap != "kept" {
 		t.Errorf("options %+v", o)
 	}
-	if s.limits != (admission.Limits{MaxFiles: 50, MaxFileSize: 256 << 10, MaxCompiledSize: 1 << 30}) {
+	if s.limits != (registry.Limits{MaxFiles: 50, MaxFileSize: 256 << 10, MaxCompiledSize: 1 << 30}) {
 		t.Errorf("limits %+v", s.limits)
 	}
 	if s.budget != admission.DefaultBudget {

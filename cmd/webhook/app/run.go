@@ -21,6 +21,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/rules"
 	"kpatch.dev/kpatch/pkg/servingcert"
 )
 
@@ -136,10 +139,10 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 		WebhookServer:                 o.newWebhookServer(tlsOpts),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: o.registryCache(s),
-			// every Namespace, never copied: admission.InformedNamespaces
+			// every Namespace, never copied: informed.InformedNamespaces
 			// keeps each version from the informer's events, and the
 			// handler only reads them
-			&corev1.Namespace{}: {Transform: admission.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
+			&corev1.Namespace{}: {Transform: informed.StripManagedFields, UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 	}
 }
@@ -157,7 +160,7 @@ func (o *Options) registryCache(s settings) cache.ByObject {
 // setupWebhook adds the registry watcher, the admission handler at
 // /mutate, readiness on the TLS listener and the health checks.
 func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
-	metrics := admission.NewMetrics(crmetrics.Registry)
+	metrics := metrics.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
 		Client:    mgr.GetClient(),
 		Namespace: s.namespace,
@@ -181,7 +184,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	// the Namespace informer starts with the manager's caches, which sync
 	// before the registry's first sync, which readiness waits for
-	namespaces, err := admission.NewNamespacesFor(mgr)
+	namespaces, err := informed.NewNamespacesFor(mgr)
 	if err != nil {
 		return err
 	}
@@ -232,11 +235,11 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 // sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
 // that replacements read: of every namespace, or with
 // --namespace-sources=false of the registry namespace only.
-func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*admission.SourceConfigMaps, error) {
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*informed.SourceConfigMaps, error) {
 	if o.NamespaceSources {
-		return admission.NewSourceConfigMapsFor(mgr)
+		return informed.NewSourceConfigMapsFor(mgr)
 	}
-	return admission.NewSourceConfigMapsFor(mgr, s.namespace)
+	return informed.NewSourceConfigMapsFor(mgr, s.namespace)
 }
 
 // setupRulesKeeper has the leader keep the webhook configuration's rules
@@ -246,7 +249,7 @@ func (o *Options) setupRulesKeeper(mgr manager.Manager, s settings, watcher *adm
 	for _, op := range s.operations {
 		ops = append(ops, admissionregistrationv1.OperationType(op))
 	}
-	keeper, err := admission.NewRulesKeeperFor(mgr, o.WebhookConfigurationName, watcher, ops)
+	keeper, err := rules.NewRulesKeeperFor(mgr, o.WebhookConfigurationName, watcher, ops)
 	if err != nil {
 		return err
 	}

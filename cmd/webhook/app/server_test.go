@@ -32,6 +32,8 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // failsafe bounds every wait of these tests: far longer than anything
@@ -45,7 +47,7 @@ type testServer struct {
 	addr    string
 	client  *http.Client
 	tls     *tls.Config // a client's
-	metrics *admission.Metrics
+	metrics *metrics.Metrics
 }
 
 func startServer(t *testing.T, args ...string) *testServer {
@@ -61,7 +63,7 @@ func startServer(t *testing.T, args ...string) *testServer {
 	})
 	srv := o.newWebhookServer(tlsOpts)
 	srv.listen = func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
-	var c admission.Compiler
+	var c registry.Compiler
 	built := c.Build([]corev1.ConfigMap{{
 		ObjectMeta: metav1.ObjectMeta{Name: "reg", Namespace: s.namespace, ResourceVersion: "1"},
 		Data:       map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"},
@@ -70,9 +72,9 @@ func startServer(t *testing.T, args ...string) *testServer {
 		t.Fatal(built.Problems)
 	}
 	reg := built.Registry
-	metrics := admission.NewMetrics(prometheus.NewRegistry())
+	metrics := metrics.NewMetrics(prometheus.NewRegistry())
 	srv.Register("/mutate", o.mutateHandler(&admission.Handler{
-		Registry: func() *admission.Registry { return reg }, RegistryNamespace: s.namespace, Operations: s.operations,
+		Registry: func() *registry.Registry { return reg }, RegistryNamespace: s.namespace, Operations: s.operations,
 		OnError: s.onError, Metrics: metrics, Budget: s.budget,
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -313,10 +315,10 @@ func TestInFlightBoundAnswers429(t *testing.T) {
 	if code != http.StatusTooManyRequests || header.Get("Retry-After") != "1" {
 		t.Errorf("a review beyond the bound: %d, Retry-After %q", code, header.Get("Retry-After"))
 	}
-	if n := testutil.ToFloat64(s.metrics.RejectedRequests.WithLabelValues(admission.RejectInFlight)); n != 1 {
-		t.Errorf("kpatch_admission_requests_rejected_total{reason=%q} = %v, want 1", admission.RejectInFlight, n)
+	if n := testutil.ToFloat64(s.metrics.RejectedRequests.WithLabelValues(metrics.RejectInFlight)); n != 1 {
+		t.Errorf("kpatch_admission_requests_rejected_total{reason=%q} = %v, want 1", metrics.RejectInFlight, n)
 	}
-	if n := testutil.ToFloat64(s.metrics.Requests.WithLabelValues(admission.ResultMutated)); n != 0 {
+	if n := testutil.ToFloat64(s.metrics.Requests.WithLabelValues(metrics.ResultMutated)); n != 0 {
 		t.Errorf("the refused review was handled: %v mutated", n)
 	}
 	for _, c := range slow {
@@ -324,8 +326,8 @@ func TestInFlightBoundAnswers429(t *testing.T) {
 	}
 	waitFor(t, "the slow requests to end", func() bool { return inFlight(t) == 0 })
 	s.wantPatched(t, "after")
-	if n := testutil.ToFloat64(s.metrics.RejectedRequests.WithLabelValues(admission.RejectInFlight)); n != 1 {
-		t.Errorf("kpatch_admission_requests_rejected_total{reason=%q} = %v after, want 1", admission.RejectInFlight, n)
+	if n := testutil.ToFloat64(s.metrics.RejectedRequests.WithLabelValues(metrics.RejectInFlight)); n != 1 {
+		t.Errorf("kpatch_admission_requests_rejected_total{reason=%q} = %v after, want 1", metrics.RejectInFlight, n)
 	}
 }
 

@@ -1,0 +1,174 @@
+package objectjson
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// TestDecodeObjectMatchesAPIServer holds Decode to the API server's
+// decoder (k8s.io/apimachinery/pkg/util/json, integers as int64): the same
+// values, of the same Go types.
+func TestDecodeObjectMatchesAPIServer(t *testing.T) {
+	bench, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{
+		string(bench),
+		`{"a":1,"b":-2,"c":1.5,"d":1e3,"e":9223372036854775807,"f":9223372036854775808,"g":-9223372036854775808,"h":1E-7,"i":0,"j":-0,"k":100000000000000000000000}`,
+		`{"lone":"\ud800x","low":"\udc00","pair":"\ud800\ud800","nested":[[],[[]],{},[{"a":[1,2.5,{"b":null}]}]]}`,
+		"{\"k\xfe\":\"\xed\xa0\x80\"}",
+		`{"s":"\u00e9\n\t\"\\\/","u":"\ud83d\ude00","n":null,"t":true,"f":false,"l":[1,"x",null,[],{}],"o":{}}`,
+		`{"dup":1,"dup":2}`,
+		`{"Kind":"a","kind":"b"}`,
+		`  {"ws" : [ 1 , 2 ] }  `,
+		"{\"bad\":\"a\xffb\"}",
+	} {
+		want := map[string]any{}
+		if err := utiljson.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got, err := Decode([]byte(raw), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\ngot  %#v\nwant %#v", raw, got, want)
+		}
+	}
+}
+
+func TestDecodeObjectRefusesWhatIsNotAnObject(t *testing.T) {
+	for _, raw := range []string{`null`, `[]`, `1`, `"x"`, `{`, `{"a":}`, `{"a":1}x`, ``, `{"a":01}`, `{"a":NaN}`, `{"a":1e400}`,
+		`{"a":"` + "\x01" + `"}`, `{"a":"\q"}`, `{"a":[1,]}`, strings.Repeat("[", 10001) + strings.Repeat("]", 10001)} {
+		obj, err := Decode([]byte(raw), nil)
+		if err == nil {
+			t.Errorf("%q: decoded %v", raw, obj)
+		}
+		if raw == "null" && !errors.Is(err, ErrNotAnObject) {
+			t.Errorf("null: %v, want ErrNotAnObject", err)
+		}
+	}
+}
+
+// FuzzDecodeObject holds Decode to the API server's decoder on
+// arbitrary bytes: both refuse the document, or both decode it to the
+// same values of the same Go types.
+func FuzzDecodeObject(f *testing.F) {
+	bench, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bench)
+	for _, seed := range decodeSeeds {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want map[string]any
+		werr := utiljson.Unmarshal(raw, &want)
+		got, err := Decode(raw, nil)
+		switch {
+		case werr != nil || want == nil:
+			if err == nil {
+				t.Fatalf("%q: decoded %#v, the API server's decoder: %v", raw, got, werr)
+			}
+		case err != nil:
+			t.Fatalf("%q: %v, the API server's decoder: %#v", raw, err, want)
+		case !reflect.DeepEqual(got, want):
+			t.Fatalf("%q:\ngot  %#v\nwant %#v", raw, got, want)
+		}
+	})
+}
+
+// decodeSeeds are documents at the edges of the decoder: numbers, escapes,
+// invalid UTF-8, nesting, white space, what is not an object.
+var decodeSeeds = []string{
+	`{"a":1,"b":-2,"c":1.5,"d":1e3,"e":9223372036854775807,"f":9223372036854775808,"g":-9223372036854775809,"h":1E-7,"i":0,"j":-0,"k":1e400}`,
+	`{"s":"\u00e9\n\t\"\\\/\b\f\r","u":"\ud83d\ude00","lone":"\ud800x","low":"\udc00","pair":"\ud800\ud800"}`,
+	"{\"bad\":\"a\xffb\",\"k\xfe\":1,\"sur\":\"\xed\xa0\x80\"}",
+	`{"l":[[],[[]],{},[{"a":[1,2,{"b":null}]}],true,false,null]}`,
+	`{"dup":{"a":1},"dup":[1]}`,
+	" \t\r\n{ \"a\" : [ 1 , 2 ] , \"b\" : { } } \n",
+	`{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":.5}`, `{"a":+1}`,
+	`{"a":"x` + "\x01" + `"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":tru}`, `{"a":nul}`,
+	`{"a":1,}`, `{,}`, `{"a" 1}`, `{1:2}`, `[1]`, `null`, `"x"`, `{}x`, ``, `{`, `{"a":[1,2}`,
+}
+
+// TestDecodeObjectDepth holds Decode to the API server's nesting
+// limit: 10,000 levels are decoded, 10,001 refused.
+func TestDecodeObjectDepth(t *testing.T) {
+	for depth, ok := range map[int]bool{10000: true, 10001: false} {
+		raw := []byte(`{"a":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`)
+		var want map[string]any
+		werr := utiljson.Unmarshal(raw, &want)
+		_, err := Decode(raw, nil)
+		if (err == nil) != ok || (werr == nil) != ok {
+			t.Errorf("depth %d: error %v, the API server's decoder: %v; want ok %v", depth, err, werr, ok)
+		}
+	}
+}
+
+// benchObject is the benchmark Deployment with its containers repeated
+// times times (3 × times containers), renamed so that they stay distinct.
+func benchObject(b *testing.B, times int) []byte {
+	raw, err := os.ReadFile("../../pkg/kpatch/testdata/bench/deployment.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(raw, &obj); err != nil {
+		b.Fatal(err)
+	}
+	spec := obj["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	var containers []any
+	for i := range times {
+		for _, c := range spec["containers"].([]any) {
+			c := maps.Clone(c.(map[string]any))
+			c["name"] = fmt.Sprintf("%s-%d", c["name"], i)
+			containers = append(containers, c)
+		}
+	}
+	spec["containers"] = containers
+	out, err := json.Marshal(obj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkDecodeObject decodes the benchmark Deployment (3 containers)
+// and the same with 30 containers: linear in the document.
+func BenchmarkDecodeObject(b *testing.B) {
+	for _, times := range []int{1, 10} {
+		raw := benchObject(b, times)
+		b.Run(fmt.Sprintf("containers=%d", 3*times), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(raw, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeObjectSaysWhere holds a refused document's error to the
+// byte offset of what is wrong.
+func TestDecodeObjectSaysWhere(t *testing.T) {
+	for raw, offset := range map[string]int{`{"a":tru}`: 5, `{"a":1,}`: 7, `{"a":"x` + "\x01" + `"}`: 7, `{"a":1e400}`: 5, `{"a" 1}`: 5} {
+		_, err := Decode([]byte(raw), nil)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Offset != offset {
+			t.Errorf("%q: %v, want a *DecodeError at offset %d", raw, err, offset)
+		}
+	}
+}

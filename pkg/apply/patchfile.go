@@ -1,0 +1,117 @@
+package apply
+
+import (
+	"errors"
+	"runtime/debug"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// PatchFile is a .kpatch or YAML patch file: a compiled kpatch.Patch.
+type PatchFile struct{ Patch *kpatch.Patch }
+
+var _ File = PatchFile{}
+
+// Name is the patch's file name.
+func (f PatchFile) Name() string { return f.Patch.Name() }
+
+// Targets are the targets of the patch's merge entries and headers.
+func (f PatchFile) Targets() []*kpatch.Target {
+	file := f.Patch.File()
+	out := make([]*kpatch.Target, 0, len(file.Merges)+len(file.Sections))
+	for _, m := range file.Merges {
+		out = append(out, &m.Target)
+	}
+	for _, s := range file.Sections {
+		out = append(out, &s.Target)
+	}
+	return out
+}
+
+// Kinds are the lower-case kinds the patch targets (kpatch.Patch.Kinds),
+// kpatch.AnyKind among them for a kind glob that may match custom
+// resources.
+func (f PatchFile) Kinds() ([]string, bool) { return f.Patch.Kinds(), false }
+
+// MayTarget reports whether a target of the patch may address an object
+// of kind in namespace named name, whatever its API group.
+func (f PatchFile) MayTarget(kind, namespace, name string) bool {
+	for _, t := range f.Targets() {
+		probe := *t
+		probe.HasGroup = false
+		if name == "" {
+			probe.Name, probe.NameLiteral = "*", false
+		}
+		if probe.MatchesKind(kind) && probe.Matches(&kpatch.ObjectRef{Kind: kind, Namespace: namespace, Name: name}) {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches reports whether a target of the patch addresses the object as
+// the files match it.
+func (f PatchFile) Matches(o *Object) bool { return f.Patch.Targets(o.ref) }
+
+// WithValues returns the patch bound to values.
+func (f PatchFile) WithValues(values *kpatch.Variables) File {
+	return PatchFile{f.Patch.WithVariables(values)}
+}
+
+// Apply applies the patch, atomically: a patch that fails, runs out of
+// its budget or panics (a *PanicError) leaves the object as it was.
+func (f PatchFile) Apply(o *Object) (string, error) {
+	if o.shared {
+		changed, err := o.seq.Apply(f.Patch)
+		switch {
+		case err != nil:
+			return Failed, f.panicked(err)
+		case changed:
+			return Patched, nil
+		}
+		return Unchanged, nil
+	}
+	cur := o.cur
+	out, err := f.applyCopy(o)
+	switch {
+	case err != nil:
+		return Failed, err
+	case kpatch.SameJSON(cur, out):
+		return Unchanged, nil
+	}
+	o.cur = out
+	return Patched, nil
+}
+
+// applyCopy applies the patch to a copy of what it changes, turning a
+// panic into a *PanicError.
+func (f PatchFile) applyCopy(o *Object) (out map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = o.cur, &PanicError{File: f.Name(), Value: r, Stack: debug.Stack()}
+		}
+	}()
+	out, err = kpatch.ApplyContext(o.ctx, o.cur, []*kpatch.Patch{f.Patch}, o.opts)
+	return out, f.panicked(err)
+}
+
+// panicked turns the engine's panic of the file into a *PanicError that
+// names the file; other errors are returned as they are.
+func (f PatchFile) panicked(err error) error {
+	if err == nil {
+		return nil // before pe: its address escapes, one allocation per file
+	}
+	if pe := (*kpatch.PanicError)(nil); errors.As(err, &pe) {
+		return &PanicError{File: f.Name(), Value: pe.Value, Stack: pe.Stack}
+	}
+	return err
+}
+
+// Required returns an error for each field the patch marks ${required}
+// that obj does not hold.
+func (f PatchFile) Required(obj map[string]any, ref *kpatch.ObjectRef) []error {
+	if !f.Patch.Required() {
+		return nil
+	}
+	return f.Patch.MissingRequired(obj, ref)
+}

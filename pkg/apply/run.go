@@ -1,0 +1,206 @@
+package apply
+
+import (
+	"context"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// Options adjust a Run.
+type Options struct {
+	// ApplyOptions are the engine's: the namespace of objects that have
+	// none, the Budget of each file on each object, the maps it makes.
+	kpatch.ApplyOptions
+	// Sources, if set, gives what a file that reads other objects than
+	// the one it applies to (a replacements file) reads beside it. Read
+	// once per Run, when a file first needs them.
+	Sources Sources
+	// Check, if set, is asked about every file that changed an object,
+	// with the object before and after it: an error fails the file, which
+	// leaves the object as it was. The webhook checks that the file's
+	// changes encode as a JSONPatch.
+	Check func(f File, before, after map[string]any) error
+	// Observer, if set, is told what each file did to each object.
+	Observer Observer
+	// Stream says that the objects are one stream, as kustomize build
+	// reads its resources: a Batch file applies to all of them at once
+	// and reads its sources among them, and the files after it match the
+	// objects as it left them. Without Stream, each object is on its own.
+	Stream bool
+}
+
+// Sources gives the objects that files read beside the one they apply
+// to.
+type Sources interface {
+	// Read returns the sources of an object of namespace, and the
+	// fallback ones that a source may select only when it selects nothing
+	// among the others. They are shared and never modified.
+	Read(namespace string) (sources, fallback []map[string]any)
+}
+
+// Observer is told what each file did to each object, with the object
+// before and after the file (the same map when the file changed
+// nothing). The objects are the loop's: read them, never modify them.
+type Observer interface {
+	Observe(object int, run FileRun, before, after map[string]any)
+}
+
+// ObserverFunc is a func that is an Observer.
+type ObserverFunc func(object int, run FileRun, before, after map[string]any)
+
+// Observe calls f.
+func (f ObserverFunc) Observe(object int, run FileRun, before, after map[string]any) {
+	f(object, run, before, after)
+}
+
+var _ Observer = ObserverFunc(nil)
+
+// FileRun is what one file did to one object.
+type FileRun struct {
+	File File
+	// Result is Patched, Unchanged or Failed; an Observer is also told
+	// Unmatched and Disabled.
+	Result string
+	// Err is why the file failed, why it is disabled, or what a file
+	// that applied left out.
+	Err error
+	// Shared says that Err is the failure of a Batch file on all the
+	// objects at once: the same error on each of them.
+	Shared bool
+	// Ref is the object as the file matched it.
+	Ref *kpatch.ObjectRef
+}
+
+// ObjectRun is what the files did to one object.
+type ObjectRun struct {
+	// In is the object as given, Out as the files left it.
+	In, Out map[string]any
+	// Files are the files that targeted the object, in order.
+	Files []FileRun
+}
+
+// Failed returns the files that failed on the object.
+func (r *ObjectRun) Failed() []FileRun {
+	var out []FileRun
+	for _, f := range r.Files {
+		if f.Result == Failed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Problems returns the files that failed on the object, and those that
+// applied but left something out (Err set): what a caller warns about.
+func (r *ObjectRun) Problems() []FileRun {
+	var out []FileRun
+	for _, f := range r.Files {
+		if f.Err != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Required returns the problems the files that applied without a problem
+// find in the object once they all applied (File.Required): the fields
+// they mark ${required} that nothing set.
+func (r *ObjectRun) Required() []error {
+	var out []error
+	for i := range r.Files {
+		f := &r.Files[i]
+		if f.Result == Failed || f.Err != nil {
+			continue
+		}
+		out = append(out, f.File.Required(r.Out, f.Ref)...)
+	}
+	return out
+}
+
+// RunObject applies the files in order to one object: Run of one object.
+func RunObject(ctx context.Context, obj map[string]any, files []File, opts *Options) (*ObjectRun, error) {
+	st := &struct { // one allocation for the run and the object
+		run ObjectRun
+		obj Object
+	}{run: ObjectRun{In: obj, Files: make([]FileRun, 0, len(files))}}
+	o := &st.obj
+	o.init(ctx, obj, opts, &o.own)
+	defer o.close()
+	run := &st.run
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if fr, ok := o.apply(f, 0, opts); ok {
+			run.Files = append(run.Files, fr)
+		}
+	}
+	run.Out = o.Current()
+	return run, nil
+}
+
+// Run applies the files in order to the objects, each file to every
+// object before the next file: each to the result of the ones before it.
+// A file that fails on an object leaves that object as it was. It
+// returns what the files did to each object, or ctx's error if ctx ends
+// between two files.
+func Run(ctx context.Context, objs []map[string]any, files []File, opts *Options) ([]*ObjectRun, error) {
+	src := &sources{}
+	objects := make([]*Object, len(objs))
+	runs := make([]*ObjectRun, len(objs))
+	for i, obj := range objs {
+		objects[i] = new(Object)
+		objects[i].init(ctx, obj, opts, src)
+		runs[i] = &ObjectRun{In: obj}
+	}
+	defer func() {
+		for _, o := range objects {
+			o.close()
+		}
+	}()
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b, ok := f.(Batch); ok && opts.Stream {
+			applyBatch(b, objects, runs, opts)
+			continue
+		}
+		for i, o := range objects {
+			if fr, ok := o.apply(f, i, opts); ok {
+				runs[i].Files = append(runs[i].Files, fr)
+			}
+		}
+	}
+	for i, o := range objects {
+		runs[i].Out = o.Current()
+	}
+	return runs, nil
+}
+
+// applyBatch applies a Batch file to all the objects at once; the files
+// after it match the objects as it leaves them.
+func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
+	cur := make([]map[string]any, len(objects))
+	for i, o := range objects {
+		cur[i] = o.Current()
+	}
+	out, err := b.ApplyAll(cur)
+	for i, o := range objects {
+		fr := FileRun{File: b, Ref: o.ref}
+		after := cur[i]
+		switch {
+		case err != nil:
+			fr.Result, fr.Err, fr.Shared = Failed, err, true
+		case kpatch.SameJSON(cur[i], out[i]):
+			fr.Result = Unchanged
+		default:
+			fr.Result, after = Patched, out[i]
+		}
+		o.rematch(after)
+		runs[i].Files = append(runs[i].Files, fr)
+		if opts.Observer != nil {
+			opts.Observer.Observe(i, fr, cur[i], after)
+		}
+	}
+}

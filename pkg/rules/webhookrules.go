@@ -1,0 +1,178 @@
+package rules
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
+)
+
+// ServedResource is one resource the API server serves (discovery): a
+// group, version and plural name, its kind, scope and verbs.
+type ServedResource struct {
+	schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+	Verbs      []string
+}
+
+// Unserved is a target of a registry file that no served resource
+// matches: a kind that does not exist (yet), or one whose resources are
+// cluster-scoped or do not take the webhook's operations.
+type Unserved struct {
+	Ref    registry.FileRef
+	Target string
+}
+
+// ResolvedRules are the resources a registry's files target, resolved
+// against the served resources.
+type ResolvedRules struct {
+	// Resources are the resources to send to the webhook, sorted by
+	// group, version and name.
+	Resources []schema.GroupVersionResource
+	// Unserved lists the targets that match none, in registry order.
+	Unserved []Unserved
+}
+
+// ResolveRules resolves the targets of the files that apply in reg
+// against served: a target takes every served version of every resource
+// whose kind and group it admits (kpatch.Target.Matches with any name and
+// namespace), among the namespaced resources that take one of ops (verb
+// create for CREATE, update for UPDATE). Subresources never count. So a
+// kind glob over the built-in kinds, `*` included, takes the built-in
+// resources the engine knows the schema of (never a custom resource, as
+// when it matches objects), a glob restricted to a custom resource's group
+// every resource of that group, @workload the workload kinds.
+func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissionregistrationv1.OperationType) *ResolvedRules {
+	usable := usableResources(served, ops)
+	byKind := map[string][]ServedResource{}
+	for _, r := range usable {
+		k := strings.ToLower(r.Kind)
+		byKind[k] = append(byKind[k], r)
+	}
+	out := &ResolvedRules{}
+	want := map[schema.GroupVersionResource]bool{}
+	for _, f := range reg.InOrder() {
+		for _, t := range fileTargets(f.File) {
+			candidates := usable
+			if !strings.ContainsAny(t.Kind, "*?@") {
+				candidates = byKind[strings.ToLower(t.Kind)]
+			}
+			found := false
+			for _, r := range candidates {
+				if targetsResource(t, r) {
+					want[r.GroupVersionResource], found = true, true
+				}
+			}
+			if !found {
+				out.Unserved = append(out.Unserved, Unserved{Ref: f.Ref, Target: t.String()})
+			}
+		}
+	}
+	out.Resources = slices.SortedFunc(maps.Keys(want), compareGVR)
+	return out
+}
+
+// usableResources are the served resources that can be rules: namespaced
+// resources, not subresources, that take one of ops.
+func usableResources(served []ServedResource, ops []admissionregistrationv1.OperationType) []ServedResource {
+	var out []ServedResource
+	for _, r := range served {
+		if !r.Namespaced || strings.Contains(r.Resource, "/") {
+			continue
+		}
+		for _, op := range ops {
+			if slices.Contains(r.Verbs, strings.ToLower(string(op))) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fileTargets are the targets of a file, each once: its kpatch targets,
+// or, for a kind without them (a replacements file), the kinds it names,
+// in any group. A kind it does not name (a select without a kind, or a
+// kind pattern) takes no resource: such a file acts on the kinds the
+// other files bring.
+func fileTargets(f apply.File) []*kpatch.Target {
+	targets := f.Targets()
+	if targets == nil {
+		kinds, _ := f.Kinds()
+		for _, k := range kinds {
+			targets = append(targets, &kpatch.Target{Kind: k, Name: "*"})
+		}
+	}
+	var out []*kpatch.Target
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if s := t.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// targetsResource reports whether t may match an object of r, whatever
+// its name and namespace.
+func targetsResource(t *kpatch.Target, r ServedResource) bool {
+	probe := *t
+	probe.Namespace, probe.Name, probe.NameLiteral = "", "*", false
+	return probe.Matches(&kpatch.ObjectRef{APIVersion: r.GroupVersion().String(), Kind: r.Kind, Name: "any"})
+}
+
+func compareGVR(a, b schema.GroupVersionResource) int {
+	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version), strings.Compare(a.Resource, b.Resource))
+}
+
+// Rules are the webhook rules of the resources, with ops and scope
+// Namespaced: one rule per group and set of resources, with the versions
+// that serve exactly that set, in order.
+func (r *ResolvedRules) Rules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+	type key struct{ group, resources string }
+	var order []key
+	versions := map[key][]string{}
+	byGV := map[schema.GroupVersion][]string{}
+	var gvs []schema.GroupVersion
+	for _, res := range r.Resources {
+		gv := res.GroupVersion()
+		if _, ok := byGV[gv]; !ok {
+			gvs = append(gvs, gv)
+		}
+		byGV[gv] = append(byGV[gv], res.Resource)
+	}
+	for _, gv := range gvs {
+		k := key{gv.Group, strings.Join(byGV[gv], ",")}
+		if _, ok := versions[k]; !ok {
+			order = append(order, k)
+		}
+		versions[k] = append(versions[k], gv.Version)
+	}
+	scope := admissionregistrationv1.NamespacedScope
+	out := make([]admissionregistrationv1.RuleWithOperations, 0, len(order))
+	for _, k := range order {
+		out = append(out, admissionregistrationv1.RuleWithOperations{
+			Operations: slices.Clone(ops),
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{k.group}, APIVersions: versions[k],
+				Resources: strings.Split(k.resources, ","), Scope: &scope,
+			},
+		})
+	}
+	return out
+}
+
+// String lists the unserved target for an Event.
+func (u Unserved) String() string {
+	return fmt.Sprintf("%s: no served namespaced resource has the kind of [%s]", u.Ref.Key, u.Target)
+}
