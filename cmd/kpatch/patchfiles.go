@@ -77,6 +77,7 @@ func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *
 				found.error(err)
 				continue
 			}
+			r.SetFieldTypes(kpatch.ReplacementFieldType)
 			out = append(out, patchFile{repl: r})
 			continue
 		}

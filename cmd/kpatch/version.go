@@ -48,13 +48,7 @@ the module version.`,
 
 // printBuild prints the build information as text.
 func printBuild(s streams, b buildinfo.Info) {
-	commit := b.Commit
-	switch {
-	case commit == "":
-		commit = "unknown"
-	case b.Modified:
-		commit += " (modified)"
-	}
+	commit := b.CommitText()
 	if b.CommitTime != "" {
 		commit += " " + b.CommitTime
 	}

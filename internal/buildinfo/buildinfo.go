@@ -70,12 +70,17 @@ func Current() Info {
 // String is the build on one line: version, commit, Go version and
 // platform, as the webhook's --version prints it.
 func (b Info) String() string {
-	commit := b.Commit
+	return fmt.Sprintf("%s (commit %s, %s, %s)", b.Version, b.CommitText(), b.GoVersion, b.Platform)
+}
+
+// CommitText is the commit as people read it: "unknown" when the build
+// does not know it, marked "(modified)" when the work tree had changes.
+func (b Info) CommitText() string {
 	switch {
-	case commit == "":
-		commit = "unknown"
+	case b.Commit == "":
+		return "unknown"
 	case b.Modified:
-		commit += " (modified)"
+		return b.Commit + " (modified)"
 	}
-	return fmt.Sprintf("%s (commit %s, %s, %s)", b.Version, commit, b.GoVersion, b.Platform)
+	return b.Commit
 }

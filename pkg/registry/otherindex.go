@@ -62,6 +62,7 @@ func compileReplacements(ref FileRef, src string) (*replacement.Replacements, er
 	if err != nil {
 		return nil, err
 	}
+	r.SetFieldTypes(kpatch.ReplacementFieldType)
 	if ref.Namespace != "" {
 		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace)); err != nil {
 			return nil, err
