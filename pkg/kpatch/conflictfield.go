@@ -21,6 +21,29 @@ type FieldConflict struct {
 	// Pairs counts the pairs of writes in conflict (files a and b, a
 	// before b, with different values), which Conflicts lists one by one.
 	Pairs int
+
+	intended Intended
+}
+
+// EachPair calls f with each pair of writes in conflict, as indexes into
+// Writes (earlier < later): writes of two files, with different values,
+// which the later file does not override on purpose. There are Pairs of
+// them when the writes are all on one target; its cost is the square of
+// the writes: for tools that want the pairs.
+func (c *FieldConflict) EachPair(f func(earlier, later int)) {
+	keys := make([]string, len(c.Writes))
+	for i, w := range c.Writes {
+		keys[i] = valueKey(w.Value)
+	}
+	for j, later := range c.Writes {
+		for i, earlier := range c.Writes[:j] {
+			if earlier.Pos.File == later.Pos.File || keys[i] == keys[j] ||
+				c.intended != nil && c.intended(later.Pos.File, earlier.Pos.File) {
+				continue
+			}
+			f(i, j)
+		}
+	}
 }
 
 // FieldWrite is one write of a contested field.
@@ -150,7 +173,7 @@ func FieldConflicts(patches []*Patch, keys []OrderKey, intended Intended) []*Fie
 			key := fieldKey{h.w.kind, h.w.path, h.w.target}
 			g := groups[key]
 			if g == nil {
-				g = &fieldGroup{FieldConflict: FieldConflict{Kind: h.w.kind, Path: h.w.path, Target: h.w.target}, upTo: map[*targetWrites]int{}}
+				g = &fieldGroup{FieldConflict: FieldConflict{Kind: h.w.kind, Path: h.w.path, Target: h.w.target, intended: intended}, upTo: map[*targetWrites]int{}}
 				groups[key] = g
 				out = append(out, g)
 			}

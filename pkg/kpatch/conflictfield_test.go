@@ -91,3 +91,15 @@ func BenchmarkFieldConflicts(b *testing.B) {
 		})
 	}
 }
+
+func TestFieldConflictEachPair(t *testing.T) {
+	a := mustPatch(t, "a.kpatch", "[deployment.web]\nreplicas: 3\n")
+	b := mustPatch(t, "b.kpatch", "[deployment.web]\nreplicas: 3\n")
+	c := mustPatch(t, "c.kpatch", "[deployment.web]\nreplicas: 4\n")
+	got := FieldConflicts([]*Patch{a, b, c}, nil, nil)
+	var pairs [][2]int
+	got[0].EachPair(func(i, j int) { pairs = append(pairs, [2]int{i, j}) })
+	if fmt.Sprint(pairs) != "[[0 2] [1 2]]" || len(pairs) != got[0].Pairs {
+		t.Errorf("pairs %v, counted %d", pairs, got[0].Pairs)
+	}
+}
