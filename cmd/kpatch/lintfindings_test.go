@@ -23,7 +23,7 @@ func conflictingFiles(n int) map[string]string {
 func TestLintConflictsOnePerField(t *testing.T) {
 	code, stdout, stderr := runCLI(t, conflictingFiles(2000), "", "lint", "p")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	want := "deployment.web spec.replicas: set by 2000 files (p/f0000.kpatch:2 to 0, p/f0001.kpatch:2 to 1, p/f0002.kpatch:2 to 2, ... 1997 more); p/f1999.kpatch:2 wins (applies last, 1999)"
+	want := "deployment.web spec.replicas: set by 2000 files (p/f0000.kpatch:2:1 to 0, p/f0001.kpatch:2:1 to 1, p/f0002.kpatch:2:1 to 2, ... 1997 more); p/f1999.kpatch:2:1 wins (applies last, 1999)"
 	if code != 1 || len(lines) != 1 || lines[0] != want {
 		t.Errorf("exit %d, %d lines, stderr %q; want 1 and one line:\n%s\ngot first:\n%s", code, len(lines), stderr, want, lines[0])
 	}
@@ -79,7 +79,7 @@ func TestLintUselessOverridesOnePerField(t *testing.T) {
 	}
 	code, stdout, _ := runCLI(t, files, "", "lint", "-f", "app.yaml", "p")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	want := "p/f01.kpatch:2:1: warning: useless overrides: deployment.web spec.replicas is already 3 on every object these 49 entries match (p/f01.kpatch:2, p/f02.kpatch:2, p/f03.kpatch:2, ... 46 more; first set by p/f00.kpatch:2); they change nothing"
+	want := "p/f01.kpatch:2:1: warning: useless overrides: deployment.web spec.replicas is already 3 on every object these 49 entries match (p/f01.kpatch:2:1, p/f02.kpatch:2:1, p/f03.kpatch:2:1, ... 46 more; first set by p/f00.kpatch:2:1); they change nothing"
 	if code != 0 || len(lines) != 2 || lines[0] != want || !strings.HasPrefix(lines[1], "p/f00.kpatch:1:1: warning: overwritten file") {
 		t.Errorf("exit %d, %d lines; want 0 and:\n%s\ngot:\n%s", code, len(lines), want, stdout)
 	}

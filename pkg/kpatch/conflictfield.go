@@ -75,7 +75,7 @@ func (c *FieldConflict) Files() []string {
 
 // Error formats the conflict on one line, naming MaxFieldFiles files and
 // counting the others: deployment.web spec.replicas: set by 2000 files
-// (a.kpatch:2 to 1, b.kpatch:2 to 2, c.kpatch:2 to 3, ... 1997 more); z.kpatch:2 wins
+// (a.kpatch:2:1 to 1, b.kpatch:2:1 to 2, c.kpatch:2:1 to 3, ... 1997 more); z.kpatch:2:1 wins
 // (applies last, 1999).
 func (c *FieldConflict) Error() string { return c.Text(MaxFieldFiles) }
 
@@ -103,12 +103,13 @@ func (c *FieldConflict) Text(max int) string {
 	return b.String()
 }
 
-// posText is a position as file:line.
+// posText is a position as file:line:column, or the file alone when it
+// has no line.
 func posText(p Position) string {
 	if p.Line == 0 {
 		return p.File
 	}
-	return fmt.Sprintf("%s:%d", p.File, p.Line)
+	return p.String()
 }
 
 // Conflict is the conflict of the winner with the last earlier write of

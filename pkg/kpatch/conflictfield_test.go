@@ -27,7 +27,7 @@ func TestFieldConflictsOneLinePerField(t *testing.T) {
 	if c.Winner().Pos.File != patches[n-1].name {
 		t.Errorf("winner %s, want %s", c.Winner().Pos.File, patches[n-1].name)
 	}
-	want := fmt.Sprintf("deployment.web spec.replicas: set by %d files (%s:2 to 0, %s:2 to 1, %s:2 to 2, ... %d more); %s:2 wins (applies last, %d)",
+	want := fmt.Sprintf("deployment.web spec.replicas: set by %d files (%s:2:1 to 0, %s:2:1 to 1, %s:2:1 to 2, ... %d more); %s:2:1 wins (applies last, %d)",
 		n, patches[0].name, patches[1].name, patches[2].name, n-MaxFieldFiles, patches[n-1].name, n-1)
 	if c.Error() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", c.Error(), want)
@@ -67,8 +67,8 @@ func TestFieldConflictsByTarget(t *testing.T) {
 		lines = append(lines, c.Error())
 	}
 	want := []string{
-		"deployment.web spec.replicas: set by 2 files (a.kpatch:2 to 3, b.kpatch:2 to 4); b.kpatch:2 wins (applies last, 4)",
-		"deployment.api spec.replicas: set by 2 files (a.kpatch:4 to 3, b.kpatch:4 to 5); b.kpatch:4 wins (applies last, 5)",
+		"deployment.web spec.replicas: set by 2 files (a.kpatch:2:1 to 3, b.kpatch:2:1 to 4); b.kpatch:2:1 wins (applies last, 4)",
+		"deployment.api spec.replicas: set by 2 files (a.kpatch:4:1 to 3, b.kpatch:4:1 to 5); b.kpatch:4:1 wins (applies last, 5)",
 	}
 	if fmt.Sprint(lines) != fmt.Sprint(want) {
 		t.Errorf("got:\n%q\nwant:\n%q", lines, want)

@@ -149,7 +149,7 @@ func TestConflictsSkipWhatAFileBuildsOn(t *testing.T) {
 	r := FindConflicts(b.Registry)
 	// base, other, team (by key): team over base is meant, the others are
 	// not: one contested field, naming its three files and the winner
-	want := "deployment.web spec.replicas: set by 3 files (a/base.kpatch:2 to 2, a/other.kpatch:2 to 4, a/team.kpatch:3 to 3); a/team.kpatch:3 wins (applies last, 3)"
+	want := "deployment.web spec.replicas: set by 3 files (a/base.kpatch:2:1 to 2, a/other.kpatch:2:1 to 4, a/team.kpatch:3:1 to 3); a/team.kpatch:3:1 wins (applies last, 3)"
 	if r.Total != 1 || len(r.First) != 1 || r.First[0].Error() != want || r.First[0].Earlier.File != "a/other.kpatch" {
 		t.Fatalf("conflicts %v (total %d), want %s", r.First, r.Total, want)
 	}
