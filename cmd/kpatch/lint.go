@@ -21,6 +21,7 @@ type lintOptions struct {
 	failNotIdempotent bool
 	vars              variableFlags
 	registry          registryFlags
+	output            string
 }
 
 func newLintCommand(s streams) *cobra.Command {
@@ -33,6 +34,13 @@ of every built-in kind (custom resources are not checked); with --values or
 --set, variables too; and conflicts between the files given, in the order
 they apply. Problems go to stdout, one a line with its position; the exit code
 is 1 if there is any.
+
+A field that several files set to different values is one problem, however
+many files set it: the line names the target, the field, the first files
+with their values, how many more there are, and the file that wins (the one
+that applies last). Useless overrides (below) are grouped the same way. With
+-o json, the problems are one JSON document, each with every file involved
+and, for a contested field, every pair of files in conflict.
 
 Constructs that change an object again each time their file runs (a delete
 by index; an entry over every item of a list written before an insertion
@@ -90,6 +98,8 @@ the conflicts between them in registry order.`,
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects of -f without metadata.namespace when matching namespace/ targets")
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "with -f, a file section whose target matches no object is an error, not a warning")
 	f.BoolVar(&o.failNotIdempotent, "fail-not-idempotent", false, "a construct that changes the object again each time its file runs is an error, not a warning")
+	f.StringVarP(&o.output, "output", "o", "text", "output `FORMAT`: text (a line per problem) or json (every file and pair of each problem)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	o.vars.register(f)
 	o.registry.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
@@ -101,6 +111,9 @@ the conflicts between them in registry order.`,
 }
 
 func (o *lintOptions) run(s streams, args []string) error {
+	if o.output != "text" && o.output != "json" {
+		return usageErrorf("--output must be text or json, not %q", o.output)
+	}
 	if err := o.registry.exclusive(len(args) > 0, &o.vars); err != nil {
 		return err
 	}
@@ -113,7 +126,13 @@ func (o *lintOptions) run(s streams, args []string) error {
 	if err == nil && !found.failed() {
 		err = run.lint(found)
 	}
-	found.print(s.out)
+	if o.output == "json" {
+		if perr := found.PrintJSON(s.out); perr != nil && err == nil {
+			err = perr
+		}
+	} else {
+		found.print(s.out)
+	}
 	if err != nil {
 		return err
 	}
@@ -220,11 +239,13 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 	}
 	related, rel := given.ordered().relations(found, r.patches.vars != nil, broken...)
 	all = append(all, related.enabled()...)
-	for _, c := range all.conflicts() {
-		// a file that builds on another (requires:) overrides it on purpose
-		if rel == nil || !rel.BuildsOn(c.Later.File, c.Earlier.File) {
-			found.error(c)
-		}
+	// a file that builds on another (requires:) overrides it on purpose
+	var intended kpatch.Intended
+	if rel != nil {
+		intended = rel.BuildsOn
+	}
+	for _, c := range kpatch.FieldConflicts(all.patches(), all.keys(), intended) {
+		found.error(c)
 	}
 	return all, nil
 }

@@ -39,10 +39,3 @@ func (fs patchFiles) keys() []kpatch.OrderKey {
 	}
 	return out
 }
-
-// conflicts are the conflicts between the patch files, which are in the
-// order they apply: within a layer and specificity (kpatch.ConflictsInOrder).
-func (fs patchFiles) conflicts() []*kpatch.Conflict {
-	out, _ := kpatch.ConflictsInOrder(fs.patches(), fs.keys(), -1)
-	return out
-}

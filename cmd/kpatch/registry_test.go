@@ -122,7 +122,7 @@ func TestRegistryUsageErrors(t *testing.T) {
 func TestLintRegistry(t *testing.T) {
 	conflicting := strings.Replace(registryManifests, "name: other\n", "name: other\n  labels: {kpatch.dev/registry: \"true\"}\n", 1)
 	code, stdout, _ := runCLI(t, map[string]string{"cms.yaml": conflicting}, "", "lint", "--registry", "cms.yaml")
-	if code != 1 || !strings.Contains(stdout, "a-base/web.kpatch:2:1: spec.replicas set to 1, but other/x.kpatch:2:1 sets it to 9") {
+	if code != 1 || !strings.Contains(stdout, "deployment.web spec.replicas: set by 2 files (a-base/web.kpatch:2:1 to 1, other/x.kpatch:2:1 to 9); other/x.kpatch:2:1 wins") {
 		t.Errorf("exit %d; want 1 and the conflict between a-base/web.kpatch and other/x.kpatch, in registry order:\n%s", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, map[string]string{"cms.yaml": registryManifests}, "", "lint", "--registry", "cms.yaml")

@@ -106,6 +106,15 @@ func (u *UselessOverride) Error() string {
 	return u.Pos.String() + ": warning: " + u.UselessOverride.Error()[len(u.Pos.String())+2:]
 }
 
+// UselessField is a kpatch.UselessField of several entries as lint prints
+// it: a warning.
+type UselessField struct{ *kpatch.UselessField }
+
+func (u *UselessField) Error() string {
+	pos := u.Entries[0].Pos.String()
+	return pos + ": warning: " + u.UselessField.Error()[len(pos)+2:]
+}
+
 // OverwrittenFile is a kpatch.OverwrittenFile as lint prints it: a
 // warning.
 type OverwrittenFile struct{ *kpatch.OverwrittenFile }

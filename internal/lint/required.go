@@ -40,16 +40,21 @@ func (f *Findings) failedOn() map[[2]string]bool {
 	return out
 }
 
-// ReportUseless records a warning for each entry that sets a field to the
-// value an earlier file gave it, on every one of the objects it matches
-// (kpatch.OverrideFinder): lint -f.
+// ReportUseless records a warning for each field of a target that entries
+// set to the value an earlier file gave it, on every one of the objects
+// they match (kpatch.OverrideFinder): one warning per field, target and
+// value, whatever the number of entries (kpatch.GroupUseless): lint -f.
 func (f *Findings) ReportUseless(patches []*kpatch.Patch, objects []map[string]any, namespace string) {
 	finder := kpatch.OverrideFinder{Options: kpatch.ApplyOptions{Namespace: namespace}}
 	for _, obj := range objects {
 		finder.Object(obj, patches)
 	}
-	for _, u := range finder.Useless() {
-		f.Warn(&UselessOverride{UselessOverride: u})
+	for _, g := range kpatch.GroupUseless(finder.Useless()) {
+		if len(g.Entries) == 1 {
+			f.Warn(&UselessOverride{UselessOverride: g.Entries[0]})
+			continue
+		}
+		f.Warn(&UselessField{UselessField: g})
 	}
 }
 

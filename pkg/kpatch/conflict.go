@@ -16,10 +16,17 @@ type Conflict struct {
 	Later         Position
 	LaterValue    any
 	Target, Other Target
+	// Field is the contested field the conflict stands for, when it was
+	// found by FieldConflicts: its Error is then the field's.
+	Field *FieldConflict
 }
 
-// Error formats the conflict with both positions.
+// Error formats the conflict with both positions, or the field it stands
+// for.
 func (c *Conflict) Error() string {
+	if c.Field != nil {
+		return c.Field.Error()
+	}
 	return fmt.Sprintf("%s: %s set to %s, but %s sets it to %s (the later file wins)",
 		c.Earlier, c.Path, valueText(c.EarlierValue), c.Later, valueText(c.LaterValue))
 }

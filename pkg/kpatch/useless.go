@@ -10,9 +10,10 @@ import (
 // changes nothing and can go (bkl reports such overrides too). Only
 // entries of a constant scalar are judged.
 type UselessOverride struct {
-	Pos   Position // the entry
-	Path  string   // the field, as a full path
-	Value any
+	Pos    Position // the entry
+	Target Target   // the entry's section's
+	Path   string   // the field, as a full path
+	Value  any
 	// Earlier is an entry of an earlier file that set the field on the
 	// last object judged.
 	Earlier Position
@@ -120,7 +121,7 @@ func (f *OverrideFinder) judge(w *write, earlier Position, useless bool) {
 		if f.entries == nil {
 			f.entries = map[overrideKey]*overrideState{}
 		}
-		st = &overrideState{found: UselessOverride{Pos: w.pos, Path: w.path, Value: w.value}}
+		st = &overrideState{found: UselessOverride{Pos: w.pos, Target: w.target, Path: w.path, Value: w.value}}
 		f.entries[key] = st
 		f.order = append(f.order, key)
 	}
@@ -140,6 +141,64 @@ func (f *OverrideFinder) Useless() []*UselessOverride {
 			found := st.found
 			out = append(out, &found)
 		}
+	}
+	return out
+}
+
+// UselessField is the useless overrides of one field of one target to one
+// value, reported once whatever the number of entries.
+type UselessField struct {
+	Target  Target
+	Path    string
+	Value   any
+	Entries []*UselessOverride // in the order found
+}
+
+// Error formats the field on one line, naming MaxFieldFiles entries and
+// counting the others; one entry is formatted as the UselessOverride.
+func (u *UselessField) Error() string { return u.Text(MaxFieldFiles) }
+
+// Text formats the field naming at most max entries (all of them when
+// max is negative).
+func (u *UselessField) Text(max int) string {
+	if len(u.Entries) == 1 {
+		return u.Entries[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: useless overrides: %s %s is already %s on every object these %d entries match (",
+		u.Entries[0].Pos, u.Target.String(), u.Path, valueText(u.Value), len(u.Entries))
+	for i, e := range u.Entries {
+		if max >= 0 && i == max {
+			fmt.Fprintf(&b, ", ... %d more", len(u.Entries)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(posText(e.Pos))
+	}
+	fmt.Fprintf(&b, "; first set by %s); they change nothing", posText(u.Entries[0].Earlier))
+	return b.String()
+}
+
+// GroupUseless groups useless overrides by target, field and value, in
+// the order their first entry was found.
+func GroupUseless(list []*UselessOverride) []*UselessField {
+	type key struct {
+		target     Target
+		path, vkey string
+	}
+	byKey := map[key]*UselessField{}
+	var out []*UselessField
+	for _, u := range list {
+		k := key{u.Target, u.Path, valueKey(u.Value)}
+		g := byKey[k]
+		if g == nil {
+			g = &UselessField{Target: u.Target, Path: u.Path, Value: u.Value}
+			byKey[k] = g
+			out = append(out, g)
+		}
+		g.Entries = append(g.Entries, u)
 	}
 	return out
 }

@@ -74,8 +74,9 @@ type Metrics struct {
 	CompileErrors prometheus.Counter
 	// LastSync is the time of the last successful registry sync.
 	LastSync prometheus.Gauge
-	// Conflicts is the number of fields two registry files set to
-	// different values, all of them (a ConflictReport lists the first
+	// Conflicts is the number of contested fields: a field of a target
+	// that registry files set to different values, each once however many
+	// files set it, all of them (a ConflictReport lists the first
 	// MaxConflicts).
 	Conflicts prometheus.Gauge
 	// FileApplications counts, per registry file, the objects it patched,

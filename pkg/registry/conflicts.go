@@ -6,18 +6,22 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
-// MaxConflicts is how many conflicts a ConflictReport keeps: the ones the
-// webhook logs and reports in Events. kpatch_registry_conflicts counts
-// them all.
+// MaxConflicts is how many contested fields a ConflictReport keeps: the
+// ones the webhook logs and reports in Events. kpatch_registry_conflicts
+// counts them all.
 const MaxConflicts = 100
 
-// ConflictReport is the conflicts of one registry: fields that two files
-// set to different values, where the later file in registry order wins.
-// It is immutable.
+// ConflictReport is the conflicts of one registry: fields that files set
+// to different values, where the last file in registry order wins, one
+// per contested field and target whatever the number of files. It is
+// immutable.
 type ConflictReport struct {
-	// First are the first MaxConflicts conflicts, in the engine's order.
+	// First are the first MaxConflicts contested fields, in the engine's
+	// order (kpatch.FieldConflicts): each a conflict of the winner with
+	// an earlier file, whose Error names the field, its files and the
+	// winner.
 	First []*kpatch.Conflict
-	// Total counts every conflict.
+	// Total counts every contested field.
 	Total int
 	// active are the patches the report was computed from, and keys
 	// their order keys.
@@ -25,26 +29,22 @@ type ConflictReport struct {
 	keys   []kpatch.OrderKey
 }
 
-// FindConflicts finds the conflicts between the active patches of reg:
+// FindConflicts finds the contested fields of the active patches of reg:
 // an override by a later layer or a more specific target is intended and
-// no conflict (kpatch.ConflictsInOrder).
-// A file that builds on another (requires: it, directly or not) overrides
-// it on purpose: no conflict either (those among the first MaxConflicts
-// are left out of First and Total).
+// no conflict (kpatch.FieldConflicts), and so is an override by a file
+// that builds on the other (requires: it, directly or not). Its cost
+// grows with the number of files, not of pairs of them.
 func FindConflicts(reg *Registry) *ConflictReport {
-	first, total := kpatch.ConflictsInOrder(reg.patches, reg.keys, MaxConflicts)
+	var intended kpatch.Intended
 	if reg.relations != nil {
-		kept := first[:0:0]
-		for _, c := range first {
-			if reg.relations.BuildsOn(c.Later.File, c.Earlier.File) {
-				total--
-				continue
-			}
-			kept = append(kept, c)
-		}
-		first = kept
+		intended = reg.relations.BuildsOn
 	}
-	return &ConflictReport{First: first, Total: total, active: reg.patches, keys: reg.keys}
+	fields := kpatch.FieldConflicts(reg.patches, reg.keys, intended)
+	first := make([]*kpatch.Conflict, 0, min(len(fields), MaxConflicts))
+	for _, f := range fields[:min(len(fields), MaxConflicts)] {
+		first = append(first, f.Conflict())
+	}
+	return &ConflictReport{First: first, Total: len(fields), active: reg.patches, keys: reg.keys}
 }
 
 // Covers reports whether r was computed from the same patches as reg

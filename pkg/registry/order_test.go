@@ -147,13 +147,18 @@ func TestConflictsSkipWhatAFileBuildsOn(t *testing.T) {
 		"other.kpatch": "[deployment.web]\nreplicas: 4\n",
 	})}, nil)
 	r := FindConflicts(b.Registry)
-	var got []string
-	for _, c := range r.First {
-		got = append(got, c.Earlier.File+" < "+c.Later.File)
+	// base, other, team (by key): team over base is meant, the others are
+	// not: one contested field, naming its three files and the winner
+	want := "deployment.web spec.replicas: set by 3 files (a/base.kpatch:2:1 to 2, a/other.kpatch:2:1 to 4, a/team.kpatch:3:1 to 3); a/team.kpatch:3:1 wins (applies last, 3)"
+	if r.Total != 1 || len(r.First) != 1 || r.First[0].Error() != want || r.First[0].Earlier.File != "a/other.kpatch" {
+		t.Fatalf("conflicts %v (total %d), want %s", r.First, r.Total, want)
 	}
-	// base, other, team (by key): team over base is meant, the others are not
-	if want := "a/base.kpatch < a/other.kpatch,a/other.kpatch < a/team.kpatch"; strings.Join(got, ",") != want || r.Total != 2 {
-		t.Errorf("conflicts %v (total %d), want %s", got, r.Total, want)
+	meant := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{
+		"base.kpatch": "[deployment.web]\nreplicas: 2\n",
+		"team.kpatch": "# kpatch:requires: base\n[deployment.web]\nreplicas: 3\n",
+	})}, nil)
+	if r := FindConflicts(meant.Registry); r.Total != 0 {
+		t.Errorf("an override of a required file is a conflict: %v", r.First)
 	}
 }
 
