@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // benchInput is the benchmark Deployment (3 containers, env, ports,
@@ -77,7 +77,7 @@ func stream(b *testing.B, n int) []map[string]any {
 	deploy, sources, _ := benchInput(b)
 	objs := make([]map[string]any, 0, n+2)
 	for i := range n {
-		d := kpatch.DeepCopy(deploy).(map[string]any)
+		d := jsonvalue.DeepCopy(deploy).(map[string]any)
 		d["metadata"].(map[string]any)["name"] = fmt.Sprintf("web-%d", i)
 		objs = append(objs, d)
 	}
