@@ -171,3 +171,21 @@ func TestSequenceFilteredFileUnchanged(t *testing.T) {
 		t.Errorf("changed=%v err=%v, want unchanged and no error", changed, err)
 	}
 }
+
+// BenchmarkSelectorFilter applies a @workload file whose selector is a
+// filter to a Deployment that has the selected container (applied) and
+// one that has not (filtered out).
+func BenchmarkSelectorFilter(b *testing.B) {
+	p := mustPatch(b, "f", "[@workload.*.containers.name=proxy]\nimage: proxy:2\n\n[@workload.*.containers[+name=proxy]]\nname: shipper\nimage: s:1\n")
+	for _, bc := range []struct{ name, obj string }{{"matched", twoContainers}, {"filtered", noMain}} {
+		obj := mustObject(b, bc.obj)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Apply(obj, []*Patch{p}, ApplyOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
