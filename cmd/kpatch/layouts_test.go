@@ -264,7 +264,7 @@ func TestExamplesLayout(t *testing.T) {
 		var stdout, stderr strings.Builder
 		code := run(args, strings.NewReader(""), &stdout, &stderr)
 		out := stdout.String() + stderr.String()
-		if code != 0 || strings.Contains(out, "warning") || (args[0] == "test" && !strings.Contains(out, "2 passed, 0 failed")) {
+		if code != 0 || strings.Contains(out, "warning") || (args[0] == "test" && !strings.Contains(out, "3 passed, 0 failed")) {
 			t.Errorf("kpatch %s: exit %d, output:\n%s", strings.Join(args, " "), code, out)
 		}
 	}

@@ -98,6 +98,11 @@ type applier struct {
 	valueBytes int
 	// makeMap is ApplyOptions.NewMap.
 	makeMap func(size int) map[string]any
+	// filtering is set while a section whose target names no single
+	// object applies: there a selector that matches no item, or an
+	// insertion anchored on such an item, does nothing (see
+	// Target.Single).
+	filtering bool
 }
 
 type undoRecord struct {
@@ -128,6 +133,7 @@ func (a *applier) reset() {
 	a.root, a.makeMap = nil, nil
 	a.meter = meter{}
 	a.file = 0
+	a.filtering = false
 }
 
 // applyPatch applies one file atomically and appends its errors. A file
@@ -172,6 +178,8 @@ func (a *applier) notApplied(s *section) *problem {
 
 // applySection applies one section of p and appends its errors.
 func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+	a.filtering = !s.target.Single()
+	defer func() { a.filtering = false }()
 	if s.merge != nil {
 		if s.multi && s.merge.planFor(ref.APIVersion, ref.Kind).err != nil {
 			return errs // the patch does not fit the object's kind

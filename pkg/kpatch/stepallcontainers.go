@@ -135,6 +135,9 @@ func (x *allContainersStep) apply(a *applier, s slot, cur any, c cursor) *proble
 		return c.fail(errorf(ErrSyntax, "allContainers is several lists; select its items with [name=NAME] or [*], not by index"))
 	case *selectStep:
 		if !c.deleting() && !x.anyMatch(spec, &next.match) {
+			if a.filtering {
+				return nil
+			}
 			return c.fail(errorf(ErrNoMatch, "no container of %s matches %s", x.listsText(c), next.match.String()))
 		}
 		return x.each(a, s, spec, c, &next.match)

@@ -62,6 +62,9 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	}
 	pos, err := x.position(list, c)
 	if err != nil {
+		if a.filtering && err.err == ErrNoMatch {
+			return nil // no anchor: under a glob, the object has no such item
+		}
 		return c.fail(err)
 	}
 	out := make([]any, 0, len(list)+1)

@@ -79,12 +79,12 @@ func (x *selectStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	switch v := cur.(type) {
 	case []any:
 		found, err := a.applyItems(s, v, c, &x.match)
-		if err == nil && !found && !c.deleting() {
+		if err == nil && !found && !c.deleting() && !a.filtering {
 			return c.fail(errorf(ErrNoMatch, "no item of %s matches %s", c.at(), x.match.String()))
 		}
 		return err
 	case nil:
-		if c.deleting() {
+		if c.deleting() || a.filtering {
 			return nil
 		}
 		return c.fail(errorf(ErrNoMatch, "no item of %s matches %s: the list does not exist", c.at(), x.match.String()))

@@ -73,6 +73,15 @@ func (t *Target) Matches(r *ObjectRef) bool {
 	return globMatch(t.Name, r.Name)
 }
 
+// Single reports whether the target names a single object: one kind and
+// a literal name (in any namespace). Under such a target a selector that
+// matches no item is an error, a likely typo; under any other (a name
+// glob, a kind glob, a kind set) it is a filter: the object has no such
+// item, and what goes through it does nothing there.
+func (t *Target) Single() bool {
+	return t.NameLiteral && !strings.HasPrefix(t.Kind, "@") && !strings.ContainsAny(t.Kind, "*?")
+}
+
 // groupMatches reports whether the target admits objects of the group.
 func (t *Target) groupMatches(group, version string) bool {
 	if !t.HasGroup {
