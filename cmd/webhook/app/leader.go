@@ -31,7 +31,7 @@ import (
 // the leader's own work only; serving never waits for it.
 // controller-runtime's manager-level election ends the process instead.
 type elector struct {
-	lock    resourcelock.Interface
+	lock    *renewedLock
 	lead    func(context.Context) // one term's work; returns when its context ends
 	log     logr.Logger
 	leading atomic.Bool
@@ -55,12 +55,14 @@ func newElector(cfg *rest.Config, namespace, name string, lead func(context.Cont
 	if err != nil {
 		return nil, fmt.Errorf("leader election: lease %s/%s: %w", namespace, name, err)
 	}
-	return &elector{lock: lock, lead: lead, log: log,
+	return &elector{lock: &renewedLock{Interface: lock}, lead: lead, log: log,
 		leaseDuration: 15 * time.Second, renewDeadline: 10 * time.Second, retryPeriod: 2 * time.Second}, nil
 }
 
-// Leads reports whether this process holds the lease now.
-func (e *elector) Leads() bool { return e.leading.Load() }
+// Leads reports whether this process holds the lease now: in a term,
+// and renewed within the renew deadline (a term outlives a failed renewal
+// while client-go releases the lease, which waits for the API server).
+func (e *elector) Leads() bool { return e.leading.Load() && e.lock.renewedWithin(e.renewDeadline) }
 
 // NeedLeaderElection is false: the manager starts the elector on every
 // replica, and it campaigns itself.
@@ -72,6 +74,8 @@ func (e *elector) Start(ctx context.Context) error {
 	for ctx.Err() == nil {
 		done := make(chan struct{})
 		var began atomic.Bool
+		// a stale lease ends the campaign, and so the term, at once
+		campaign, stale := context.WithCancel(ctx)
 		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 			Lock:            e.lock,
 			Name:            e.lock.Describe(),
@@ -86,19 +90,21 @@ func (e *elector) Start(ctx context.Context) error {
 					e.leading.Store(true)
 					defer e.leading.Store(false)
 					e.log.Info("elected leader", "lease", e.lock.Describe())
+					go e.endWhenStale(term, stale)
 					e.lead(term)
-				},
-				OnStoppedLeading: func() {
-					if e.leading.Swap(false) {
-						e.log.Info("leadership lost: the leader's work stops, serving goes on; campaigning again", "lease", e.lock.Describe())
+					if ctx.Err() == nil {
+						e.log.Info("leadership lost: the leader's work stopped, serving goes on; campaigning again", "lease", e.lock.Describe())
 					}
 				},
+				OnStoppedLeading: func() { e.leading.Store(false) },
 			},
 		})
 		if err != nil {
+			stale()
 			return fmt.Errorf("leader election: %w", err)
 		}
-		le.Run(ctx)
+		le.Run(campaign)
+		stale()
 		// Run returns with ctx alive only after a term, whose work (started
 		// in its own goroutine) ends before the next campaign; with ctx
 		// ended, a term that did not begin yet sees ctx ended at once.
@@ -107,6 +113,51 @@ func (e *elector) Start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// endWhenStale cancels the campaign, and so the term, once the lease has not been renewed
+// within the renew deadline, before another replica can take it over.
+func (e *elector) endWhenStale(term context.Context, cancel context.CancelFunc) {
+	tick := time.NewTicker(e.retryPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-term.Done():
+			return
+		case <-tick.C:
+			if !e.lock.renewedWithin(e.renewDeadline) {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// renewedLock is a lock that remembers when this process last wrote a
+// record that it holds.
+type renewedLock struct {
+	resourcelock.Interface
+	renewed atomic.Int64 // UnixNano
+}
+
+func (l *renewedLock) Create(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	return l.wrote(r, l.Interface.Create(ctx, r))
+}
+
+func (l *renewedLock) Update(ctx context.Context, r resourcelock.LeaderElectionRecord) error {
+	return l.wrote(r, l.Interface.Update(ctx, r))
+}
+
+func (l *renewedLock) wrote(r resourcelock.LeaderElectionRecord, err error) error {
+	if err == nil && r.HolderIdentity == l.Identity() {
+		l.renewed.Store(time.Now().UnixNano())
+	}
+	return err
+}
+
+// renewedWithin reports whether the lease was renewed within d.
+func (l *renewedLock) renewedWithin(d time.Duration) bool {
+	return time.Since(time.Unix(0, l.renewed.Load())) < d
 }
 
 // leaderWork is the leader's own work, run once per term: a sync of the

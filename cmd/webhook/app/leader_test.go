@@ -26,7 +26,7 @@ func TestElectorCampaignsAgain(t *testing.T) {
 	terms := make(chan context.Context)
 	ended := make(chan struct{})
 	away := &awayLock{Interface: lock}
-	e := &elector{lock: away, log: logr.Discard(),
+	e := &elector{lock: &renewedLock{Interface: away}, log: logr.Discard(),
 		leaseDuration: time.Second, renewDeadline: 500 * time.Millisecond, retryPeriod: 100 * time.Millisecond,
 		lead: func(term context.Context) {
 			terms <- term
