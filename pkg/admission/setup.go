@@ -66,10 +66,11 @@ var _ reconcile.Reconciler = (*Watcher)(nil)
 // once more when this process is elected leader, so that it writes the
 // store and reports; and the readiness check.
 func (w *Watcher) SetupWithManager(mgr manager.Manager) error {
-	if w.Elected == nil {
+	if w.Elected == nil && w.Leading == nil {
 		w.Elected = mgr.Elected()
 	}
 	events := make(chan event.GenericEvent)
+	w.requests = events
 	// every event asks for the same sync: the queue folds them together
 	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: "registry"}}}
@@ -92,6 +93,19 @@ func (w *Watcher) SetupWithManager(mgr manager.Manager) error {
 		}
 	}
 	return mgr.AddReadyzCheck("registry", w.Ready)
+}
+
+// RequestSync asks the controller of SetupWithManager for one sync, as
+// at election (Leading turned true), and returns once it is queued or ctx
+// ends.
+func (w *Watcher) RequestSync(ctx context.Context) {
+	if w.requests == nil {
+		return
+	}
+	select {
+	case w.requests <- event.GenericEvent{Object: &corev1.ConfigMap{}}:
+	case <-ctx.Done():
+	}
 }
 
 // syncTrigger asks for one sync when it starts: at start, or, with

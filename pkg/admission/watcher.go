@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -41,8 +42,10 @@ type Watcher struct {
 	// Limits bound the registry.
 	Limits registry.Limits
 	// Elected is closed once this process is the leader (a manager's
-	// Elected()); nil means it always is.
+	// Elected()); nil means it always is. Leading, if set, is asked
+	// instead: a lease that is lost and won again.
 	Elected  <-chan struct{}
+	Leading  func() bool
 	Recorder events.EventRecorder
 	Metrics  *metrics.Metrics
 	Log      logr.Logger
@@ -52,6 +55,7 @@ type Watcher struct {
 	conflicts atomic.Pointer[registry.ConflictReport]
 	syncMu    sync.Mutex
 	notStored map[registry.FileRef]bool // reported by the leader already
+	requests  chan<- event.GenericEvent // to the controller, once set up
 }
 
 // Current returns the registry in force, nil before the first sync.
@@ -72,6 +76,9 @@ func (w *Watcher) Ready(*http.Request) error {
 
 // Leads reports whether this process is the leader.
 func (w *Watcher) Leads() bool {
+	if w.Leading != nil {
+		return w.Leading()
+	}
 	if w.Elected == nil {
 		return true
 	}

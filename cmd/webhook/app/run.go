@@ -128,15 +128,10 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
-		// One replica, the leader, writes the last good store and records
-		// Events; every replica serves. The Lease lives in the registry
-		// namespace; the leader steps down on shutdown, so that another
-		// takes over at once during a rollout.
-		LeaderElection:                o.LeaderElect,
-		LeaderElectionID:              o.LeaderElectionID,
-		LeaderElectionNamespace:       s.namespace,
-		LeaderElectionReleaseOnCancel: true,
-		WebhookServer:                 o.newWebhookServer(tlsOpts),
+		// No manager-level election: it ends the process when the lease
+		// is lost. With --leader-elect, the elector (leader.go) campaigns
+		// for the leader's own work only; every replica serves.
+		WebhookServer: o.newWebhookServer(tlsOpts),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: o.registryCache(s),
 			// every Namespace, never copied: informed.InformedNamespaces
@@ -172,6 +167,18 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Metrics:          metrics,
 		Log:              ctrl.Log.WithName("registry"),
 	}
+	var lead *leaderWork
+	if o.LeaderElect {
+		lead = &leaderWork{o: o, main: mgr, s: s, watcher: watcher}
+		el, err := newElector(mgr.GetConfig(), s.namespace, o.LeaderElectionID, lead.term, ctrl.Log.WithName("leader-election"))
+		if err != nil {
+			return err
+		}
+		watcher.Leading = el.Leads
+		if err := mgr.Add(el); err != nil {
+			return err
+		}
+	}
 	if o.LastGoodConfigMap != "" {
 		store, err := admission.NewLastGoodStoreFor(mgr, s.namespace, o.LastGoodConfigMap)
 		if err != nil {
@@ -188,7 +195,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if err != nil {
 		return err
 	}
-	if o.ManageWebhookRules {
+	if lead != nil && o.ManageWebhookRules {
+		lead.hookAfterSync()
+	} else if o.ManageWebhookRules {
 		if err := o.setupRulesKeeper(mgr, s, watcher); err != nil {
 			return err
 		}
