@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,28 +95,29 @@ func TestOverwrittenFileEveryObject(t *testing.T) {
 // on the first object only. "overwritten": every file sets the same field,
 // the worst case, judged again on every object.
 func BenchmarkOverwriteFinder(b *testing.B) {
-	const files, objects = 50, 200
-	objs := make([]map[string]any, objects)
-	for i := range objs {
-		objs[i] = mustObject(b, strings.Replace(overwriteDeployment, "%s", "web-"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), 1))
-	}
-	for _, c := range []struct{ name, entry string }{
-		{"kept", "labels.l%d: v"},
-		{"overwritten", "replicas: %d"},
-	} {
-		patches := make([]*Patch, files)
-		for i := range patches {
-			entry := strings.Replace(c.entry, "%d", strconv.Itoa(i+2), 1)
-			patches[i] = mustPatch(b, "f"+strconv.Itoa(i)+".kpatch", "[deployment.*]\n"+entry+"\n")
+	for _, size := range []struct{ files, objects int }{{5, 200}, {50, 200}, {50, 2000}} {
+		objs := make([]map[string]any, size.objects)
+		for i := range objs {
+			objs[i] = mustObject(b, strings.Replace(overwriteDeployment, "%s", "web-"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), 1))
 		}
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				var f OverwriteFinder
-				for _, o := range objs {
-					f.Object(o, patches)
-				}
-				f.Overwritten()
+		for _, c := range []struct{ name, entry string }{
+			{"kept", "labels.l%d: v"},
+			{"overwritten", "replicas: %d"},
+		} {
+			patches := make([]*Patch, size.files)
+			for i := range patches {
+				entry := strings.Replace(c.entry, "%d", strconv.Itoa(i+2), 1)
+				patches[i] = mustPatch(b, "f"+strconv.Itoa(i)+".kpatch", "[deployment.*]\n"+entry+"\n")
 			}
-		})
+			b.Run(fmt.Sprintf("%s/files=%d/objects=%d", c.name, size.files, size.objects), func(b *testing.B) {
+				for b.Loop() {
+					var f OverwriteFinder
+					for _, o := range objs {
+						f.Object(o, patches)
+					}
+					f.Overwritten()
+				}
+			})
+		}
 	}
 }
