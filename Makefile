@@ -9,6 +9,9 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 2m
 FUZZMINIMIZE ?= 2s
 FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
+# Nested modules with fuzz targets of their own (their tests need
+# dependencies kept out of the product's go.mod).
+FUZZ_MODULES := test/kustomize
 # The control plane of the end-to-end tests (kube-apiserver and etcd) is
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.
@@ -146,6 +149,7 @@ tidy-check:
 ## (testdata/fuzz) only: no new inputs, so the result never changes.
 fuzz-corpus:
 	$(GO) test -count=1 -run '^Fuzz' $(FUZZ_PKGS)
+	@set -e; for m in $(FUZZ_MODULES); do (cd $$m && $(GO) test -count=1 -run '^Fuzz' ./...); done
 
 ## fuzz: open-ended fuzzing, FUZZTIME per target (FUZZTIME=10m make fuzz).
 ## A crasher is written to the package's testdata/fuzz: fix it and commit
@@ -155,6 +159,14 @@ fuzz:
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "fuzzing $$pkg $$target for $(FUZZTIME)"; \
 			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
+		done; \
+	done; \
+	for m in $(FUZZ_MODULES); do \
+		for pkg in $$(cd $$m && $(GO) list ./...); do \
+			for target in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+				echo "fuzzing $$pkg $$target for $(FUZZTIME)"; \
+				(cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg); \
+			done; \
 		done; \
 	done
 
