@@ -88,8 +88,11 @@ func (h *fuzzHandler) check(t *testing.T, body []byte) {
 	if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Response == nil {
 		t.Fatalf("not an AdmissionReview with a response (%v): %s", err, w.Body.String())
 	}
+	// The review is read as the API server reads JSON (utiljson): field names are
+	// case-sensitive (encoding/json would take "reQuest" for "request",
+	// which no API server sends and the webhook rightly ignores).
 	var in admissionv1.AdmissionReview
-	if json.Unmarshal(body, &in) != nil || in.Request == nil {
+	if utiljson.Unmarshal(body, &in) != nil || in.Request == nil {
 		return
 	}
 	if out.Response.UID != in.Request.UID {
