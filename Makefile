@@ -152,23 +152,26 @@ fuzz-corpus:
 	@set -e; for m in $(FUZZ_MODULES); do (cd $$m && $(GO) test -count=1 -run '^Fuzz' ./...); done
 
 ## fuzz: open-ended fuzzing, FUZZTIME per target (FUZZTIME=10m make fuzz).
-## A crasher is written to the package's testdata/fuzz: fix it and commit
+## Every target runs even when an earlier one fails; the run fails at the
+## end naming the targets with a crasher. A crasher is written to the
+## package's testdata/fuzz: fix it and commit
 ## the file, so that fuzz-corpus replays it from then on.
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(FUZZ_PKGS)); do \
+	@failed=; for pkg in $$($(GO) list $(FUZZ_PKGS)); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "fuzzing $$pkg $$target for $(FUZZTIME)"; \
-			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg || failed="$$failed $$target"; \
 		done; \
 	done; \
 	for m in $(FUZZ_MODULES); do \
 		for pkg in $$(cd $$m && $(GO) list ./...); do \
 			for target in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 				echo "fuzzing $$pkg $$target for $(FUZZTIME)"; \
-				(cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg); \
+				(cd $$m && $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg) || failed="$$failed $$target"; \
 			done; \
 		done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz targets with a crasher:$$failed"; exit 1; fi
 
 ## controlplane: build kube-apiserver and etcd (about 10 minutes cold, seconds after).
 controlplane:
