@@ -72,7 +72,7 @@ func blankEnd(key Path) bool {
 // errIfAbsentRequired is `?` on an entry written ${required}, which sets
 // nothing: the two say opposite things.
 func errIfAbsentRequired(qcol int) *problem {
-	return errorAt(qcol, ErrSyntax, "'?' gives a field a value where it has none, and ${required} gives none: drop the '?' to demand a value, or write the default after it")
+	return errorAt(qcol, ErrSyntax, "'?' gives a field a value where it has none, and ${required} gives none: drop the '?' to demand a value, or give the default as the value")
 }
 
 // errIfAbsentInPath is a `?` that ends a segment other than an entry's
