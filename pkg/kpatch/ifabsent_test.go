@@ -268,3 +268,50 @@ func lookupTest(v any, path []any) any {
 func normalizeAny(t *testing.T, v any) any {
 	return normalize(t, map[string]any{"v": v})["v"]
 }
+
+// withIfAbsent returns a .kpatch file's text with `?` on every entry
+// that may carry one (its key ends in a field or an index).
+func withIfAbsent(tb testing.TB, name string, src []byte) []byte {
+	tb.Helper()
+	f, err := Parse(name, src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, s := range f.Sections {
+		for _, e := range s.Entries {
+			last := e.Key[len(e.Key)-1].Kind
+			e.IfAbsent = !e.Value.Required && !isDeleteKey(e.Key) && (last == Field || last == Index)
+		}
+	}
+	return []byte(f.String())
+}
+
+// BenchmarkApplyIfAbsent applies the ten files of BenchmarkApplyPatchSet
+// (40 entries) to its Deployment as written (plain), and with `?` on every
+// entry that may carry one (ifabsent): the fields the Deployment holds
+// are kept, the others written as before.
+func BenchmarkApplyIfAbsent(b *testing.B) {
+	plain, data := benchPatchSet(b)
+	marked := make([]*Patch, len(plain))
+	for i, p := range plain {
+		src := withIfAbsent(b, p.Name(), []byte(p.File().String()))
+		marked[i] = mustPatch(b, p.Name(), string(src))
+	}
+	obj := decodeObject(b, data)
+	for _, tt := range []struct {
+		name    string
+		patches []*Patch
+	}{{"plain", plain}, {"ifabsent", marked}} {
+		b.Run(tt.name, func(b *testing.B) {
+			if _, err := Apply(obj, tt.patches, ApplyOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Apply(obj, tt.patches, ApplyOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
