@@ -197,7 +197,7 @@ func TestIfAbsentParseErrors(t *testing.T) {
 // TestIfAbsentRoundTrip: the printer keeps the mark and escapes a field
 // name's own last `?`.
 func TestIfAbsentRoundTrip(t *testing.T) {
-	src := "[widget.w]\nspec.a?: 1\nspec.b\\?: 2\nspec[c?]: 3\nlabels[x.y/z]?: 4\nspec.d\\\\?: 5\nspec.list.0?: 6\n"
+	src := "[widget.w]\nspec.a?: 1\nspec.b\\?: 2\nspec[c?]: 3\nlabels[x.y/z]?: 4\nspec.d\\\\?: 5\nspec.list.0?: 6\nspec.list[name=\"x?\"]:\n"
 	f, err := ParseString("f.kpatch", src)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestIfAbsentRoundTrip(t *testing.T) {
 	for _, e := range f.Sections[0].Entries {
 		marked = append(marked, e.IfAbsent)
 	}
-	if want := []bool{true, false, false, true, true, true}; !reflect.DeepEqual(marked, want) {
+	if want := []bool{true, false, false, true, true, true, false}; !reflect.DeepEqual(marked, want) {
 		t.Errorf("marks %v, want %v", marked, want)
 	}
 	assertRoundTrip(t, f)

@@ -420,9 +420,10 @@ func selectorText(key []string, value string) string {
 // plainSelectorText reports whether a selector's key or value reads back
 // as itself unquoted and unescaped, bare or in brackets: not empty, and
 // none of the bytes that end, quote, escape or comment a segment or an
-// entry, nor a control byte.
+// entry, nor a control byte, nor a last '?', which would end a key as set
+// if absent.
 func plainSelectorText(text string) bool {
-	if text == "" {
+	if text == "" || text[len(text)-1] == '?' {
 		return false
 	}
 	for i := 0; i < len(text); i++ {
