@@ -419,6 +419,9 @@ func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *probl
 	}
 	cur, present := a.get(s)
 	if i == len(pl.steps) {
+		if pl.skipPresent(cur, present) {
+			return nil
+		}
 		if !present || !equalValue(cur, val) {
 			a.meter.count(0, a.valueBytes)
 			a.set(s, val)

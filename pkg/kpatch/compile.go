@@ -81,6 +81,9 @@ type plan struct {
 	// valueBytes is the size of the constant value as JSON text.
 	valueBytes int
 	line, col  int
+	// ifAbsent sets the value only where the object holds none: an
+	// entry whose key ends in `?`.
+	ifAbsent bool
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -325,7 +328,7 @@ func entryRoutes(entries []*Entry) []route {
 func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if e != nil {
-		pl.line, pl.col = e.Line, e.Col
+		pl.line, pl.col, pl.ifAbsent = e.Line, e.Col, e.IfAbsent
 	}
 	if !pl.checkRoute(r) {
 		return pl
@@ -364,7 +367,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 		return pl
 	}
 	for i, e := range s.Entries {
-		sub := &plan{line: e.Line, col: e.Col, act: build[i].act}
+		sub := &plan{line: e.Line, col: e.Col, act: build[i].act, ifAbsent: e.IfAbsent}
 		if sub.checkRoute(&build[i]) {
 			sub.steps = slices.Clone(build[i].steps)
 			sub.resolveTypes(pl.leaf)
@@ -485,7 +488,7 @@ func (op *operation) shared(pl *plan) *plan {
 // alike reports whether two plans do the same: the same steps, type and
 // value. Plans that build an item are never shared.
 func (pl *plan) alike(q *plan) bool {
-	return pl.act == q.act && pl.leaf == q.leaf && pl.err == nil && q.err == nil &&
+	return pl.act == q.act && pl.ifAbsent == q.ifAbsent && pl.leaf == q.leaf && pl.err == nil && q.err == nil &&
 		pl.build == nil && q.build == nil && pl.tmpl == q.tmpl && pl.raw == q.raw &&
 		pl.mergeKey == q.mergeKey && pl.line == q.line && pl.col == q.col && pl.valueCol == q.valueCol &&
 		slices.Equal(pl.steps, q.steps) && equalValue(pl.value, q.value) && sameType(pl.value, q.value)

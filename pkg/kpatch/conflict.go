@@ -136,9 +136,12 @@ func (s *section) writeKinds() []kindPlans {
 }
 
 // appendPlanWrites appends the constant fields one plan sets on objects
-// of kind k; a path through allContainers is each container list's.
+// of kind k; a path through allContainers is each container list's. A
+// set-if-absent entry overrides no value, so it is none of them: a later
+// file's value wins over it as intended, and it never wins over an
+// earlier one.
 func appendPlanWrites(out []write, s *section, k kindPlans, pl *plan, file string) []write {
-	if pl.err != nil || pl.act != actSet || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
+	if pl.err != nil || pl.act != actSet || pl.ifAbsent || pl.tmpl != nil || pl.value == nil && pl.raw == "" {
 		return out
 	}
 	pos := Position{File: file, Line: pl.line, Column: pl.col}

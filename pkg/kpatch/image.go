@@ -65,6 +65,22 @@ func (r imageRef) String() string {
 	return b.String()
 }
 
+// imagePartOf returns one part of a reference, "" when it has none.
+func imagePartOf(ref, part string) string {
+	r := splitImage(ref)
+	switch part {
+	case "registry":
+		return r.registry
+	case "repository":
+		return r.name()
+	case "tag":
+		return r.tag
+	case "digest":
+		return r.digest
+	}
+	return ""
+}
+
 // setImageRefPart sets one part of the reference old. An empty text
 // removes the part. The result must be a valid reference once it has a
 // repository.

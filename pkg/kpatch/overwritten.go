@@ -79,7 +79,7 @@ func (f *OverwriteFinder) Object(obj map[string]any, patches []*Patch) {
 	}
 	final := states[len(patches)]
 	for i, p := range patches {
-		if !changed[i] {
+		if !changed[i] || p.defaultsOnly() {
 			continue
 		}
 		st := f.state(p)

@@ -36,6 +36,10 @@ type Entry struct {
 	Line     int
 	Col      int // column of the key
 	ValueCol int // column of the value
+	// IfAbsent marks a key written with a `?` at its end (cpu?: 250m):
+	// the entry sets its field only where the object holds no value
+	// there, absent or null. Key holds the path without the `?`.
+	IfAbsent bool
 }
 
 // maxLineBytes bounds one line, so that a huge line is a clear error
@@ -272,11 +276,11 @@ func parseEntry(body string, col int) (*Entry, *problem) {
 	if keyText == "" {
 		return nil, errorAt(col, ErrSyntax, "entry has no key; expected `key: value`")
 	}
-	key, err := parsePath(keyText, col)
+	key, qcol, err := parseKey(keyText, col)
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Key: key, Col: col}
+	e := &Entry{Key: key, Col: col, IfAbsent: qcol > 0}
 	raw := body[valStart:]
 	trimmed := strings.TrimLeft(raw, " \t")
 	e.ValueCol = col + valStart + len(raw) - len(trimmed)
@@ -285,8 +289,8 @@ func parseEntry(body string, col int) (*Entry, *problem) {
 		return nil, verr
 	}
 	e.Value = v
-	if err := checkKey(key); err != nil {
-		return nil, err
+	if e.IfAbsent && v.Required {
+		return nil, errIfAbsentRequired(qcol)
 	}
 	if isDeleteKey(key) && !(v.Parts == nil && (v.Scalar == nil || v.Scalar == true)) {
 		return nil, errorAt(e.ValueCol, ErrSyntax, "a delete entry takes no value; write `%s:`", keyText)

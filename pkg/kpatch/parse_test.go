@@ -286,7 +286,7 @@ func stripPositions(f *File) *File {
 	for _, s := range f.Sections {
 		ns := &Section{Target: s.Target, Path: strip(s.Path)}
 		for _, e := range s.Entries {
-			ns.Entries = append(ns.Entries, &Entry{Key: strip(e.Key), Value: e.Value})
+			ns.Entries = append(ns.Entries, &Entry{Key: strip(e.Key), Value: e.Value, IfAbsent: e.IfAbsent})
 		}
 		out.Sections = append(out.Sections, ns)
 	}

@@ -75,6 +75,8 @@ func parsePath(text string, col int) (Path, *problem) {
 			case text[i] == '[':
 			case len(p) == 1 && p[0].Kind == Delete:
 				// [delete]labels.x: the rest of the key follows directly
+			case text[i] == '?':
+				return nil, errIfAbsentInPath(col+i, "")
 			default:
 				return nil, errorAt(col+i, ErrSyntax, "unexpected %q after ']'; expected '.' or '['", text[i])
 			}
@@ -158,6 +160,9 @@ func parseBare(text string, col int) (Segment, int, *problem) {
 		}
 		bare := plainSelectorText(key) && plainSelectorText(v)
 		return Segment{Kind: Select, Key: []string{key}, Value: v, Bare: bare, Col: col}, n, nil
+	}
+	if raw[len(raw)-1] == '?' && !escaped(raw, len(raw)-1) {
+		return Segment{}, 0, errIfAbsentInPath(col+n-1, raw[:len(raw)-1])
 	}
 	return Segment{Kind: Field, Name: unescape(raw), Col: col}, n, nil
 }
@@ -415,9 +420,10 @@ func selectorText(key []string, value string) string {
 // plainSelectorText reports whether a selector's key or value reads back
 // as itself unquoted and unescaped, bare or in brackets: not empty, and
 // none of the bytes that end, quote, escape or comment a segment or an
-// entry, nor a control byte.
+// entry, nor a control byte, nor a last '?', which would end a key as set
+// if absent.
 func plainSelectorText(text string) bool {
-	if text == "" {
+	if text == "" || text[len(text)-1] == '?' {
 		return false
 	}
 	for i := 0; i < len(text); i++ {
@@ -432,8 +438,8 @@ func plainSelectorText(text string) bool {
 func escapeBare(name string) string { return escapeText(name, "") }
 
 // escapeText escapes the bytes that end or change a bare segment, a leading
-// byte that would make it an index, a wildcard or an insertion, and the
-// bytes of extra.
+// byte that would make it an index, a wildcard or an insertion, a last
+// '?' (set if absent), and the bytes of extra.
 func escapeText(name, extra string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
@@ -442,6 +448,8 @@ func escapeText(name, extra string) string {
 		case strings.IndexByte(`.[]=\":# `+"\t", c) >= 0 || strings.IndexByte(extra, c) >= 0:
 			b.WriteByte('\\')
 		case i == 0 && (c == '-' || c == '+' || c == '*' || (c >= '0' && c <= '9')):
+			b.WriteByte('\\')
+		case c == '?' && i == len(name)-1: // else it would mark the entry set-if-absent
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)

@@ -18,6 +18,9 @@ func (f *File) String() string {
 		b.WriteString("]\n")
 		for _, e := range s.Entries {
 			b.WriteString(e.Key.String())
+			if e.IfAbsent {
+				b.WriteByte('?')
+			}
 			b.WriteByte(':')
 			if e.Value.Raw != "" {
 				b.WriteString(" " + e.Value.Raw)

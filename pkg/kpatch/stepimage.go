@@ -38,6 +38,9 @@ func (a *applier) setImagePart(s slot, cur any, c cursor, part string) *problem 
 	default:
 		return c.fail(errorf(ErrType, "%s is %s; image parts need a string image", pathText(pl.steps[:len(pl.steps)-1]), describeValue(cur)))
 	}
+	if pl.ifAbsent && imagePartOf(old, part) != "" {
+		return nil // set if absent: the reference has this part
+	}
 	text := ""
 	if pl.act != actDelete {
 		if pl.raw != "" && pl.tmpl == nil {

@@ -174,10 +174,7 @@ func (p *yamlParser) fieldEntry(item *yaml.Node, target Target, pos Position, pa
 	s := &Section{Target: target, Line: item.Line, Col: item.Column, targetPos: pos}
 	for i := 0; i+1 < len(patch.Content); i += 2 {
 		k, v := patch.Content[i], patch.Content[i+1]
-		key, err := parsePath(k.Value, k.Column)
-		if err == nil {
-			err = checkKey(key)
-		}
+		key, qcol, err := parseKey(k.Value, k.Column)
 		if err != nil {
 			p.fail(k, err)
 			continue
@@ -191,7 +188,11 @@ func (p *yamlParser) fieldEntry(item *yaml.Node, target Target, pos Position, pa
 			p.fail(v, errorf(ErrSyntax, "a delete entry takes no value"))
 			continue
 		}
-		s.Entries = append(s.Entries, &Entry{Key: key, Value: val, Line: k.Line, Col: k.Column, ValueCol: v.Column})
+		if qcol > 0 && val.Required {
+			p.fail(k, errIfAbsentRequired(qcol))
+			continue
+		}
+		s.Entries = append(s.Entries, &Entry{Key: key, Value: val, Line: k.Line, Col: k.Column, ValueCol: v.Column, IfAbsent: qcol > 0})
 	}
 	p.file.Sections = append(p.file.Sections, s)
 }
