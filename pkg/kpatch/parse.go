@@ -266,13 +266,23 @@ func scanHeader(body string) int {
 	return -1
 }
 
+// trimKey drops the blanks between a key and its ':', except one that a
+// '\' escapes: the key `\ ` is a field named by one space.
+func trimKey(text string) string {
+	t := strings.TrimRight(text, " \t")
+	if len(t) < len(text) && escaped(text, len(t)) {
+		return text[:len(t)+1]
+	}
+	return t
+}
+
 // parseEntry reads `key: value  # comment` or `key:`.
 func parseEntry(body string, col int) (*Entry, *problem) {
 	keyEnd, valStart := splitEntry(body)
 	if keyEnd < 0 {
 		return nil, errorAt(col, ErrSyntax, "expected `key: value` or a [header]")
 	}
-	keyText := strings.TrimRight(body[:keyEnd], " \t")
+	keyText := trimKey(body[:keyEnd])
 	if keyText == "" {
 		return nil, errorAt(col, ErrSyntax, "entry has no key; expected `key: value`")
 	}

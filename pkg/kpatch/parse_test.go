@@ -179,6 +179,7 @@ func TestParsePaths(t *testing.T) {
 		{"c[*].image", "c[*].image"}, {"c.*.image", "c[*].image"},
 		{"labels.x[delete]", "labels.x[delete]"}, {"[delete]labels.x", "[delete].labels.x"},
 		{"env[delete=name=x]", `env[delete=name=x]`}, {"env[delete=2]", "env[delete=2]"},
+		{`data.\ `, `data.\ `}, {`data.a\ `, `data.a\ `}, {`data.a\\ `, `data.a\\`}, // an escaped last blank stays
 	}
 	for _, tt := range tests {
 		f, err := ParseString("f", "[deployment.web]\n"+tt.key+":\n")
