@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,11 +45,9 @@ func (s *LastGoodStore) Vouch(ctx context.Context, stored *registry.LastGood, cm
 			byName[cms[i].Name] = &cms[i]
 		}
 	}
-	files := make(map[registry.FileRef]registry.StoredFile, stored.Len())
-	vouched := map[string]bool{}
-	for _, ref := range stored.Refs() {
-		f, _ := stored.Get(ref)
-		files[ref] = f
+	var files map[registry.FileRef]registry.StoredFile // a copy, once a version is vouched for
+	var vouched map[string]bool
+	for ref, f := range stored.All() {
 		cm := byName[ref.ConfigMap]
 		if ref.Namespace != "" || cm == nil || f.UID == "" || f.UID != string(cm.UID) || !before(f.ResourceVersion, cm.ResourceVersion) || compiled(ref, f) {
 			continue // it applies, or it never will: Trust decides
@@ -61,13 +60,24 @@ func (s *LastGoodStore) Vouch(ctx context.Context, stored *registry.LastGood, cm
 				return nil, err
 			}
 		}
+		if vouched == nil {
+			vouched = map[string]bool{}
+		}
 		vouched[id] = ok
-		f.Vouched = ok
-		files[ref] = f
+		if ok {
+			if files == nil {
+				files = maps.Collect(stored.All())
+			}
+			f.Vouched = true
+			files[ref] = f
+		}
 	}
 	s.mu.Lock()
 	s.vouched = vouched // the versions the store holds now, no others
 	s.mu.Unlock()
+	if files == nil {
+		return stored, nil
+	}
 	return registry.NewLastGood(files), nil
 }
 

@@ -3,10 +3,13 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -231,5 +234,30 @@ func TestStoreIsCreatedAgain(t *testing.T) {
 	}
 	if got := replicas(t, leader.Current()); got != "2" {
 		t.Errorf("leader: replicas %s, want 2", got)
+	}
+}
+
+// BenchmarkVouch is what checking the store costs a sync when every
+// stored version is one this process compiled, at 1,000 and 10,000 files:
+// go test -run '^$' -bench BenchmarkVouch -benchmem ./pkg/admission
+func BenchmarkVouch(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			data := map[string]string{}
+			for i := range n {
+				data[fmt.Sprintf("f%05d.kpatch", i)] = fmt.Sprintf("[deployment.web%d]\nreplicas: 2\n", i)
+			}
+			cm := configMap("reg", data)
+			var c registry.Compiler
+			stored := c.Build([]corev1.ConfigMap{cm}, nil).LastGood
+			s := &LastGoodStore{Namespace: "kpatch-system", Name: "kpatch-webhook-last-good", Log: logr.Discard()}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Vouch(ctx, stored, []corev1.ConfigMap{cm}, c.Compiled); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -147,6 +148,12 @@ func (l *LastGood) Refs() []FileRef {
 		return nil
 	}
 	return slices.SortedFunc(maps.Keys(l.files), compareRefs)
+}
+
+// All yields every file with a stored version and that version, in no
+// particular order.
+func (l *LastGood) All() iter.Seq2[FileRef, StoredFile] {
+	return maps.All(l.all())
 }
 
 // Equal reports whether two snapshots hold the same versions of the same
