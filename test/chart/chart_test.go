@@ -361,8 +361,9 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 }
 
 // TestReplicasAgree: the replicas elect a leader with a Lease of their
-// own, which writes the last good ConfigMap the chart installs, empty and
-// without the registry's label; the registry's limits reach the flags.
+// own, which writes the last good ConfigMap the chart installs, empty,
+// without the registry's label and kept by Helm when a release no longer
+// renders it; the registry's limits reach the flags.
 func TestReplicasAgree(t *testing.T) {
 	for _, m := range modes {
 		objs := render(t, m.values)
@@ -384,7 +385,7 @@ func TestReplicasAgree(t *testing.T) {
 				store = cm
 			}
 		}
-		if store == nil || store.Namespace != namespace || len(store.Data) != 0 || store.Labels["kpatch.dev/registry"] != "" {
+		if store == nil || store.Namespace != namespace || len(store.Data) != 0 || store.Labels["kpatch.dev/registry"] != "" || store.Annotations["helm.sh/resource-policy"] != "keep" {
 			t.Errorf("%s: the last good ConfigMap %+v", m.name, store)
 		}
 		leases := false
@@ -494,7 +495,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			for _, res := range r.Resources {
 				switch {
 				case res == "configmaps" && slices.Equal(r.Verbs, []string{"get", "list", "watch"}):
-				case res == "configmaps" && slices.Equal(r.Verbs, []string{"update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-last-good"}):
+				case res == "configmaps" && slices.Equal(r.Verbs, []string{"create", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-last-good"}):
 				case res == "leases" && m.name != "single-replica" && r.APIGroups[0] == "coordination.k8s.io" &&
 					(slices.Equal(r.Verbs, []string{"get", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"}) || slices.Equal(r.Verbs, []string{"create"})):
 				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
