@@ -569,8 +569,12 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
-		// self-managed TLS: the caBundle, read uncached
-		"kpatch-system-kpatch-webhook-cabundle": {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// self-managed TLS: the caBundles of the mutating and the
+		// validating configuration, read uncached
+		"kpatch-system-kpatch-webhook-cabundle": {
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""},
+			{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "get,patch", ""},
+		},
 		// managed rules: the configuration from an informer, and the CRDs
 		"kpatch-system-kpatch-webhook-rules": {
 			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,list,watch,patch", ""},
