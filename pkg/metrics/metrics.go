@@ -92,6 +92,10 @@ type Metrics struct {
 	// RejectedRequests counts the requests answered before their review
 	// was read, by reason (RejectInFlight); they are not in Requests.
 	RejectedRequests *prometheus.CounterVec
+	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
+	// their namespace refused, by reason (SourceRefusedCount,
+	// SourceRefusedSize).
+	SourceConfigMapsRefused *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -108,6 +112,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
 	reg.MustRegister(m.RejectedRequests)
+	m.newSourceMetric()
+	reg.MustRegister(m.SourceConfigMapsRefused)
 	return m
 }
 

@@ -27,3 +27,18 @@ func TestSetFilesBoundsTheSeries(t *testing.T) {
 	}
 	(*Metrics)(nil).SetFiles([]string{"a"}) // no metrics: nothing to do
 }
+
+// TestSourceRefused: both reasons are exported at zero, and each refusal
+// counts under its own.
+func TestSourceRefused(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	if n := testutil.CollectAndCount(m.SourceConfigMapsRefused); n != 2 {
+		t.Errorf("%d series, want 2", n)
+	}
+	m.SourceRefused(SourceRefusedSize)
+	m.SourceRefused(SourceRefusedSize)
+	if c, s := testutil.ToFloat64(m.SourceConfigMapsRefused.WithLabelValues(SourceRefusedCount)), testutil.ToFloat64(m.SourceConfigMapsRefused.WithLabelValues(SourceRefusedSize)); c != 0 || s != 2 {
+		t.Errorf("count %v, size %v", c, s)
+	}
+	(*Metrics)(nil).SourceRefused(SourceRefusedCount) // no metrics: nothing to do
+}

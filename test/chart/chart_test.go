@@ -71,7 +71,7 @@ var modes = []struct {
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
 		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
-	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true}}},
+	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true, "maxSourceConfigMaps": 20, "maxSourceSize": "1Mi"}}},
 	{"filtered", map[string]any{"webhook": map[string]any{
 		"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "kpatch.dev/skip", "operator": "DoesNotExist"}}},
 		"exclude": map[string]any{
@@ -374,6 +374,14 @@ func TestReplicasAgree(t *testing.T) {
 			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi",
 				"--max-apply-items=50000", "--max-apply-output=1Mi"}
 		}
+		// the source ConfigMaps kept: of the namespaces the webhook
+		// configuration selects, within the limits
+		want = append(want, "--namespace-selector=kpatch.dev/inject=enabled")
+		if m.name == "namespace-sources" {
+			want = append(want, "--max-source-configmaps=20", "--max-source-size=1Mi")
+		} else {
+			want = append(want, "--max-source-configmaps=100", "--max-source-size=4Mi")
+		}
 		for _, a := range want {
 			if !slices.Contains(args, a) {
 				t.Errorf("%s: no %s in %v", m.name, a, args)
@@ -584,8 +592,12 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"", "configmaps", "get,list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
 		},
-		// the source ConfigMaps of replacements, from a label-selected informer
-		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
+		// the source ConfigMaps of replacements, from a label-selected
+		// watch, and the Events on those the limits refuse
+		"kpatch-system-kpatch-webhook-sources": {
+			{"", "configmaps", "list,watch", ""},
+			{"events.k8s.io", "events", "create,patch", ""},
+		},
 	}[name]
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)

@@ -64,6 +64,10 @@ type Options struct {
 	MaxApplyOutput           string
 	Serving                  ServingOptions
 	Zap                      zap.Options
+	// the source ConfigMaps kept: of the namespaces opted in, bounded
+	NamespaceSelector   string
+	MaxSourceConfigMaps int
+	MaxSourceSize       string
 }
 
 // NewOptions returns the defaults.
@@ -88,6 +92,9 @@ func NewOptions() *Options {
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
 		Serving:                DefaultServingOptions,
+		NamespaceSelector:      "kpatch.dev/inject=enabled",
+		MaxSourceConfigMaps:    informed.DefaultSourceLimits.MaxConfigMaps,
+		MaxSourceSize:          quantity(informed.DefaultSourceLimits.MaxBytes),
 	}
 }
 
@@ -126,10 +133,44 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
+	o.addSourceFlags(fs)
 	o.Serving.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
+}
+
+// addSourceFlags binds the options of the source ConfigMaps kept.
+func (o *Options) addSourceFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.NamespaceSelector, "namespace-selector", o.NamespaceSelector, "label selector of the namespaces opted in (the webhook configuration's namespaceSelector): with --namespace-sources, the source ConfigMaps of these namespaces (and of the registry namespace) are kept, those of other namespaces dropped as they arrive; empty: every namespace")
+	fs.IntVar(&o.MaxSourceConfigMaps, "max-source-configmaps", o.MaxSourceConfigMaps, "most source ConfigMaps kept per namespace: a namespace keeps its first ones by name, the others are refused with an Event on them; 0: no limit")
+	fs.StringVar(&o.MaxSourceSize, "max-source-size", o.MaxSourceSize, "most bytes of source ConfigMaps (name, data, binary data, labels, annotations) kept per namespace: a namespace keeps its first ones by name within it, the others are refused with an Event on them; 0: no limit")
+}
+
+// parseSources parses the options of the source ConfigMaps kept.
+func (o *Options) parseSources() (labels.Selector, informed.SourceLimits, []error) {
+	var errs []error
+	var optIn labels.Selector
+	if o.NamespaceSelector != "" {
+		var err error
+		if optIn, err = labels.Parse(o.NamespaceSelector); err != nil {
+			errs = append(errs, fmt.Errorf("--namespace-selector: %w", err))
+		}
+	}
+	l := informed.SourceLimits{MaxConfigMaps: o.MaxSourceConfigMaps}
+	if l.MaxConfigMaps < 0 {
+		errs = append(errs, fmt.Errorf("--max-source-configmaps: %d is negative", l.MaxConfigMaps))
+	}
+	v, err := resource.ParseQuantity(o.MaxSourceSize)
+	switch {
+	case err != nil:
+		errs = append(errs, fmt.Errorf("--max-source-size: %q is not a quantity (4Mi, 512Ki): %w", o.MaxSourceSize, err))
+	case v.Value() < 0:
+		errs = append(errs, fmt.Errorf("--max-source-size: %s is negative", o.MaxSourceSize))
+	default:
+		l.MaxBytes = v.Value()
+	}
+	return optIn, l, errs
 }
 
 // settings are the options parsed.
@@ -140,6 +181,10 @@ type settings struct {
 	namespace  string
 	limits     registry.Limits
 	budget     kpatch.Budget
+	// the source ConfigMaps kept: of the namespaces optIn selects (nil:
+	// every namespace), within sourceLimits
+	optIn        labels.Selector
+	sourceLimits informed.SourceLimits
 }
 
 // Validate reports every problem of the options at once.
@@ -181,6 +226,9 @@ func (o *Options) parse() (settings, error) {
 	s.limits, limitErrs = o.parseLimits()
 	errs = append(errs, limitErrs...)
 	errs = append(errs, o.validateNames()...)
+	var sourceErrs []error
+	s.optIn, s.sourceLimits, sourceErrs = o.parseSources()
+	errs = append(errs, sourceErrs...)
 	if s.namespace = o.RegistryNamespace; s.namespace == "" {
 		s.namespace = defaultNamespace()
 	}

@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -46,6 +47,38 @@ func TestDefaults(t *testing.T) {
 	}
 	if s.limits != registry.DefaultLimits {
 		t.Errorf("limits %+v", s.limits)
+	}
+}
+
+// TestSourceFlags: the namespaces whose source ConfigMaps are kept, and
+// the limits of each.
+func TestSourceFlags(t *testing.T) {
+	s, err := parse(t).parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.optIn.String() != "kpatch.dev/inject=enabled" || s.sourceLimits != informed.DefaultSourceLimits {
+		t.Errorf("defaults: %v %+v", s.optIn, s.sourceLimits)
+	}
+	s, err = parse(t, "--namespace-selector=team in (a,b)", "--max-source-configmaps=7", "--max-source-size=64Ki").parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.optIn.String() != "team in (a,b)" || s.sourceLimits != (informed.SourceLimits{MaxConfigMaps: 7, MaxBytes: 64 << 10}) {
+		t.Errorf("parsed: %v %+v", s.optIn, s.sourceLimits)
+	}
+	if s, err := parse(t, "--namespace-selector=", "--max-source-configmaps=0", "--max-source-size=0").parse(); err != nil || s.optIn != nil || s.sourceLimits != (informed.SourceLimits{}) {
+		t.Errorf("every namespace, no limits: %v %+v %v", s.optIn, s.sourceLimits, err)
+	}
+	for args, want := range map[string]string{
+		"--namespace-selector=a=b=c": "--namespace-selector:",
+		"--max-source-configmaps=-1": "--max-source-configmaps: -1 is negative",
+		"--max-source-size=big":      `--max-source-size: "big" is not a quantity`,
+		"--max-source-size=-1Ki":     "--max-source-size: -1Ki is negative",
+	} {
+		if err := parse(t, args).Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
 	}
 }
 

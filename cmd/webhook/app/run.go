@@ -202,7 +202,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 			return err
 		}
 	}
-	sources, err := o.sourceConfigMaps(mgr, s)
+	sources, err := o.sourceConfigMaps(mgr, s, metrics, watcher.Leading)
 	if err != nil {
 		return err
 	}
@@ -245,14 +245,32 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 }
 
 // sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
-// that replacements read: of every namespace, or with
-// --namespace-sources=false of the registry namespace only.
-func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*informed.SourceConfigMaps, error) {
-	if o.NamespaceSources {
-		return informed.NewSourceConfigMapsFor(mgr)
+// that replacements read: of the namespaces opted in (--namespace-selector)
+// and the registry namespace, or with --namespace-sources=false of the
+// registry namespace only; each namespace within --max-source-configmaps
+// and --max-source-size. A ConfigMap refused is counted, and the leader
+// (every replica without --leader-elect) records an Event on it.
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings, m *metrics.Metrics, leads func() bool) (*informed.SourceConfigMaps, error) {
+	recorder := mgr.GetEventRecorder("kpatch-webhook")
+	opts := informed.SourceOptions{
+		Namespace: s.namespace,
+		Limits:    s.sourceLimits,
+		Refused: func(r informed.SourceRefusal) {
+			m.SourceRefused(r.Reason)
+			if leads == nil || leads() {
+				recorder.Eventf(r.ConfigMap, nil, corev1.EventTypeWarning, ReasonSourceConfigMapRefused, "Keep", "%s", r.Message)
+			}
+		},
 	}
-	return informed.NewSourceConfigMapsFor(mgr, s.namespace)
+	if o.NamespaceSources {
+		opts.Namespace, opts.OptIn, opts.Always = "", s.optIn, []string{s.namespace}
+	}
+	return informed.NewSourceConfigMapsFor(mgr, opts)
 }
+
+// ReasonSourceConfigMapRefused is the reason of the Event on a source
+// ConfigMap that the limits of its namespace refuse.
+const ReasonSourceConfigMapRefused = "SourceConfigMapRefused"
 
 // setupRulesKeeper has the leader keep the webhook configuration's rules
 // equal to the resources the registry targets (--manage-webhook-rules).
