@@ -232,7 +232,7 @@ func (t *TenantRegistries) run(ns string, ti *tenantInformer) {
 func (t *TenantRegistries) listWatch(ns string) toolscache.ListerWatcher {
 	cms := t.Client.CoreV1().ConfigMaps(ns)
 	sel := t.Selector.String()
-	return &toolscache.ListWatch{
+	lw := &toolscache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector = sel
 			return cms.List(ctx, o)
@@ -242,6 +242,8 @@ func (t *TenantRegistries) listWatch(ns string) toolscache.ListerWatcher {
 			return cms.Watch(ctx, o)
 		},
 	}
+	// a client that cannot stream its lists (a fake) is listed first
+	return toolscache.ToListWatcherWithWatchListSemantics(lw, t.Client)
 }
 
 func (t *TenantRegistries) kickLocked() {
