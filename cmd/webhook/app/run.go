@@ -154,10 +154,11 @@ func (o *Options) registryCache(s settings) cache.ByObject {
 func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	metrics := metrics.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
-		Client:           mgr.GetClient(),
-		Namespace:        s.namespace,
-		Selector:         s.selector,
-		Limits:           s.limits,
+		Client:    mgr.GetClient(),
+		Namespace: s.namespace,
+		Selector:  s.selector,
+		Limits:    s.limits,
+		// tenants' ConfigMaps: informed.TenantRegistries, set below
 		TenantRegistries: o.TenantRegistries,
 		Tenancy:          s.tenancy,
 		Recorder:         mgr.GetEventRecorder("kpatch-webhook"),
