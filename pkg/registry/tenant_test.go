@@ -296,3 +296,42 @@ func TestTenantLimitsAreEachTenants(t *testing.T) {
 		t.Errorf("%d problems, want the two refused files'", n)
 	}
 }
+
+// TestTenantFileBoundPerObjectStaysHeld: a tenant's file bound to each
+// object (a built-in of its Namespace) is held to the allowlist after
+// binding as before: its bound form neither may target nor matches a
+// guardrail's kind.
+func TestTenantFileBoundPerObjectStaysHeld(t *testing.T) {
+	reg := buildTenants(Tenancy{}, tenantCM("team-a", "mine", map[string]string{
+		"all.kpatch": "[*.*]\nlabels.part-of: ${namespace.labels.app.kubernetes.io/part-of}\n",
+	}))
+	files := reg.Candidates("Deployment", "team-a", "web")
+	if len(files) != 1 || !reg.VariesByObject(files[0]) {
+		t.Fatalf("candidates %v", files)
+	}
+	ns := namespace("team-a", nil)
+	for _, o := range []struct{ apiVersion, kind, want string }{{"apps/v1", "Deployment", "team-a-shop"}, {"v1", "ResourceQuota", ""}} {
+		obj := map[string]any{"apiVersion": o.apiVersion, "kind": o.kind, "metadata": map[string]any{"name": "web", "namespace": "team-a"}}
+		ref := kpatch.RefOf(obj, "team-a")
+		bound, err := reg.ForObject(files[0], NewObjectContext(o.kind, &ref, ns, nil, obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, held := bound.(*tenantFile); !held {
+			t.Fatalf("%s: bound to %T, no longer held", o.kind, bound)
+		}
+		if bound.MayTarget("ResourceQuota", "team-a", "web") {
+			t.Errorf("%s: the bound file may target a ResourceQuota", o.kind)
+		}
+		run, err := apply.RunObject(context.Background(), obj, []apply.File{bound}, &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: "team-a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := run.Out["metadata"].(map[string]any)
+		labels, _ := md["labels"].(map[string]any)
+		got, _ := labels["part-of"].(string)
+		if got != o.want {
+			t.Errorf("%s: part-of=%q, want %q", o.kind, got, o.want)
+		}
+	}
+}

@@ -49,6 +49,8 @@ var DefaultTenantKinds = []string{
 // holds a kind of NeverTenantKinds. Immutable.
 type TenantKinds struct {
 	entries []tenantKind
+	// byKind indexes entries by kind, as spelled and in lower case
+	byKind map[string][]tenantKind
 }
 
 // tenantKind is one kind of the allowlist in one group, or in every group.
@@ -117,11 +119,27 @@ func (k *TenantKinds) add(kind, group string, hasGroup bool) {
 	default:
 		entries = []tenantKind{{kind: kind, anyGroup: true}}
 	}
+	if k.byKind == nil {
+		k.byKind = map[string][]tenantKind{}
+	}
 	for _, e := range entries {
 		if !slices.ContainsFunc(k.entries, func(o tenantKind) bool { return o.same(e) }) {
 			k.entries = append(k.entries, e)
+			for _, key := range []string{e.kind, strings.ToLower(e.kind)} {
+				if !slices.ContainsFunc(k.byKind[key], e.same) {
+					k.byKind[key] = append(k.byKind[key], e)
+				}
+			}
 		}
 	}
+}
+
+// of returns the entries of kind, compared case-insensitively.
+func (k *TenantKinds) of(kind string) []tenantKind {
+	if list, ok := k.byKind[kind]; ok {
+		return list
+	}
+	return k.byKind[strings.ToLower(kind)]
 }
 
 func (e tenantKind) same(o tenantKind) bool {
@@ -150,9 +168,7 @@ func (k *TenantKinds) Allows(kind, group string) bool {
 	if neverTenantKind(kind) {
 		return false
 	}
-	return slices.ContainsFunc(k.entries, func(e tenantKind) bool {
-		return strings.EqualFold(e.kind, kind) && (e.anyGroup || e.group == group)
-	})
+	return slices.ContainsFunc(k.of(kind), func(e tenantKind) bool { return e.anyGroup || e.group == group })
 }
 
 // AllowsKind reports whether a tenant's file may patch objects of kind in
@@ -161,7 +177,7 @@ func (k *TenantKinds) AllowsKind(kind string) bool {
 	if neverTenantKind(kind) {
 		return false
 	}
-	return slices.ContainsFunc(k.entries, func(e tenantKind) bool { return strings.EqualFold(e.kind, kind) })
+	return len(k.of(kind)) > 0
 }
 
 // Narrow returns the targets of the allowlist's kinds that t admits: one
@@ -196,9 +212,15 @@ func (k *TenantKinds) Narrow(t *kpatch.Target) []kpatch.Target {
 	return out
 }
 
-// neverTenantKind reports whether kind is one of NeverTenantKinds.
+// neverTenantKind reports whether kind is one of NeverTenantKinds,
+// compared case-insensitively.
 func neverTenantKind(kind string) bool {
-	return slices.ContainsFunc(NeverTenantKinds, func(n string) bool { return strings.EqualFold(n, kind) })
+	for _, n := range NeverTenantKinds {
+		if len(n) == len(kind) && strings.EqualFold(n, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // builtinKind is a built-in kind in one of its groups.
