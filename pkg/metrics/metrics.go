@@ -196,9 +196,9 @@ func (m *Metrics) newRegistryMetrics() {
 	})
 	m.OverLimitFiles = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "kpatch_registry_over_limit_files",
-		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size.",
+		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size, and one tenant registry's max-tenant-files, max-tenant-compiled-size.",
 	}, []string{"limit"})
-	for _, l := range []string{registry.LimitFiles, registry.LimitFileSize, registry.LimitCompiledSize} {
+	for _, l := range []string{registry.LimitFiles, registry.LimitFileSize, registry.LimitCompiledSize, registry.LimitTenantFiles, registry.LimitTenantCompiledSize} {
 		m.OverLimitFiles.WithLabelValues(l)
 	}
 	m.EstimatedSize = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -314,7 +314,7 @@ func (m *Metrics) RegistrySynced(reg *registry.Registry) {
 		return
 	}
 	failing, lastGood := 0, 0
-	over := map[string]int{registry.LimitFiles: 0, registry.LimitFileSize: 0, registry.LimitCompiledSize: 0}
+	over := map[string]int{registry.LimitFiles: 0, registry.LimitFileSize: 0, registry.LimitCompiledSize: 0, registry.LimitTenantFiles: 0, registry.LimitTenantCompiledSize: 0}
 	active := make([]string, 0, reg.Active())
 	for _, f := range reg.Files() {
 		if f.Err != nil {

@@ -129,6 +129,9 @@ type Registry struct {
 	// relations are the files' requires: and conflicts:, nil when the
 	// registry was not compiled (NewRegistry).
 	relations *kpatch.Relations
+	// tenantKinds is the allowlist the tenants' files are held to; nil
+	// when the registry was not compiled (NewRegistry).
+	tenantKinds *TenantKinds
 }
 
 // NewRegistry sorts the files by their Order and indexes those that
@@ -192,7 +195,7 @@ func (r *Registry) Patches(kind string) []*kpatch.Patch {
 	}
 	out := make([]*kpatch.Patch, 0, len(own))
 	for _, f := range own {
-		if pf, ok := f.(apply.PatchFile); ok {
+		if pf, ok := patchFileOf(f); ok {
 			out = append(out, pf.Patch)
 		}
 	}
@@ -291,5 +294,11 @@ func (r *Registry) InOrder() []RegistryFile {
 func (r *Registry) Active() int { return len(r.active) }
 
 // EstimatedSize is the estimated compiled size of the versions that apply
-// (Limits.MaxCompiledSize), in bytes.
+// (Limits.MaxCompiledSize), in bytes: the registry namespace's and the
+// tenants'.
 func (r *Registry) EstimatedSize() int64 { return r.estimated }
+
+// TenantKinds is the allowlist the tenants' files are held to: the
+// Compiler's Tenancy, DefaultTenantKinds when it sets none, nil for a
+// registry that was not compiled.
+func (r *Registry) TenantKinds() *TenantKinds { return r.tenantKinds }

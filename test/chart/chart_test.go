@@ -91,7 +91,7 @@ var modes = []struct {
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
 		"grafana":     map[string]any{"dashboard": map[string]any{"enabled": true}},
 	}},
-	{"tenants", map[string]any{"registry": map[string]any{"tenants": true}}},
+	{"tenants", map[string]any{"registry": map[string]any{"tenants": map[string]any{"enabled": true, "kinds": []any{"@workload", "Service"}, "maxFiles": 5}}}},
 	{"static-rules", map[string]any{"webhook": map[string]any{"manageRules": false}}},
 	{"client-ca", map[string]any{"tls": map[string]any{"clientCA": map[string]any{"secretName": "apiserver-client-ca"}}}},
 	{"closed-doors", map[string]any{
@@ -310,6 +310,10 @@ func TestWebhookConfiguration(t *testing.T) {
 		}
 		if slices.Contains(args, "--tenant-registries=true") != (m.name == "tenants") {
 			t.Errorf("%s: tenant registries: args %v", m.name, args)
+		}
+		tenancy := []string{"--tenant-kinds=@workload,Service", "--max-tenant-files=5", "--max-tenant-compiled-size=8Mi"}
+		if m.name == "tenants" && slices.ContainsFunc(tenancy, func(a string) bool { return !slices.Contains(args, a) }) {
+			t.Errorf("%s: tenancy: args %v, want %v", m.name, args, tenancy)
 		}
 	}
 }

@@ -63,6 +63,7 @@ type Options struct {
 	MaxApplyItems            int
 	MaxApplyOutput           string
 	Serving                  ServingOptions
+	Tenancy                  TenancyOptions
 	Zap                      zap.Options
 	// the source ConfigMaps kept: of the namespaces opted in, bounded
 	NamespaceSelector   string
@@ -95,6 +96,7 @@ func NewOptions() *Options {
 		NamespaceSelector:      "kpatch.dev/inject=enabled",
 		MaxSourceConfigMaps:    informed.DefaultSourceLimits.MaxConfigMaps,
 		MaxSourceSize:          quantity(informed.DefaultSourceLimits.MaxBytes),
+		Tenancy:                DefaultTenancyOptions,
 	}
 }
 
@@ -112,7 +114,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
 	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
-	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector in every namespace (a cluster-wide watch): those outside the registry namespace patch the objects of their own namespace only, before the registry namespace's files")
+	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector of the namespaces the cluster admin marked "+informed.TenantLabel+"="+informed.TenantEnabled+" (one watch per marked namespace): they patch the objects of their own namespace only, of the kinds of --tenant-kinds, before the registry namespace's files")
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
 	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
@@ -135,6 +137,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
 	o.addSourceFlags(fs)
 	o.Serving.addFlags(fs)
+	o.Tenancy.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
@@ -185,6 +188,7 @@ type settings struct {
 	// every namespace), within sourceLimits
 	optIn        labels.Selector
 	sourceLimits informed.SourceLimits
+	tenancy      registry.Tenancy
 }
 
 // Validate reports every problem of the options at once.
@@ -219,6 +223,9 @@ func (o *Options) parse() (settings, error) {
 	}
 	errs = append(errs, o.validateTLS()...)
 	errs = append(errs, o.Serving.validate()...)
+	var tenancyErrs []error
+	s.tenancy, tenancyErrs = o.Tenancy.parse()
+	errs = append(errs, tenancyErrs...)
 	if o.ManageWebhookRules && o.WebhookConfigurationName == "" {
 		errs = append(errs, errors.New("--webhook-configuration-name: --manage-webhook-rules needs the configuration whose rules it keeps"))
 	}

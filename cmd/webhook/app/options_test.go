@@ -206,6 +206,36 @@ func TestClusterScaleFlags(t *testing.T) {
 	}
 }
 
+// TestTenancyFlags: --tenant-kinds is the allowlist of the tenants'
+// kinds, the defaults the workloads and what comes with them, never a
+// guardrail kind; --max-tenant-files and --max-tenant-compiled-size bound
+// each tenant.
+func TestTenancyFlags(t *testing.T) {
+	s, err := parse(t).parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.tenancy.Kinds.Allows("Deployment", "apps") || !s.tenancy.Kinds.Allows("PodDisruptionBudget", "policy") || s.tenancy.Kinds.Allows("Secret", "") {
+		t.Errorf("default --tenant-kinds %s", s.tenancy.Kinds)
+	}
+	if s.tenancy.Limits != registry.DefaultTenantLimits {
+		t.Errorf("default tenant limits %+v", s.tenancy.Limits)
+	}
+	s, err = parse(t, "--tenant-kinds=Secret,Widget.example.com", "--max-tenant-files=3", "--max-tenant-compiled-size=1Mi").parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.tenancy.Kinds.String(); got != "Secret.core,Widget.example.com" || s.tenancy.Limits.MaxFiles != 3 || s.tenancy.Limits.MaxCompiledSize != 1<<20 {
+		t.Errorf("kinds %s, limits %+v", got, s.tenancy.Limits)
+	}
+	err = parse(t, "--tenant-kinds=Deployment,ResourceQuota,RoleBinding.rbac.authorization.k8s.io", "--max-tenant-files=-1", "--max-tenant-compiled-size=lots").Validate()
+	for _, want := range []string{`--tenant-kinds: the tenants' kinds: "ResourceQuota"`, `"RoleBinding.rbac.authorization.k8s.io"`, "--max-tenant-files: -1 is negative", "--max-tenant-compiled-size"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v: want %s", err, want)
+		}
+	}
+}
+
 // TestNamespaceSources: replacements read the source ConfigMaps of every
 // namespace unless --namespace-sources=false.
 func TestNamespaceSources(t *testing.T) {

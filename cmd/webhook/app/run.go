@@ -65,7 +65,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
 		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2,
-		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
+		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "tenantKinds", s.tenancy.Kinds.String(), "tenantLimits", s.tenancy.Limits, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
 	return mgr.Start(ctx)
 }
 
@@ -142,13 +142,10 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 	}
 }
 
-// registryCache selects the registry ConfigMaps: those of the registry
-// namespace with the registry label, or, with --tenant-registries, those
-// of every namespace with it (one label-selected informer).
+// registryCache selects the registry ConfigMaps of the registry
+// namespace: those with the registry label. The tenants' are read by
+// informed.TenantRegistries, of the marked namespaces only.
 func (o *Options) registryCache(s settings) cache.ByObject {
-	if o.TenantRegistries {
-		return cache.ByObject{Label: s.selector}
-	}
 	return cache.ByObject{Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector}
 }
 
@@ -161,8 +158,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Namespace: s.namespace,
 		Selector:  s.selector,
 		Limits:    s.limits,
-		// tenants' ConfigMaps, when read, are in the manager's cache
+		// tenants' ConfigMaps: informed.TenantRegistries, set below
 		TenantRegistries: o.TenantRegistries,
+		Tenancy:          s.tenancy,
 		Recorder:         mgr.GetEventRecorder("kpatch-webhook"),
 		Metrics:          metrics,
 		Log:              ctrl.Log.WithName("registry"),
@@ -188,6 +186,15 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	if err := watcher.SetupWithManager(mgr); err != nil {
 		return err
+	}
+	if o.TenantRegistries {
+		// the registry ConfigMaps of the namespaces the cluster admin
+		// marked, one watch each; a change asks for a sync
+		tenants, err := informed.NewTenantRegistriesFor(mgr, s.namespace, s.selector, watcher.RequestSync)
+		if err != nil {
+			return err
+		}
+		watcher.Tenants = tenants
 	}
 	// the Namespace informer starts with the manager's caches, which sync
 	// before the registry's first sync, which readiness waits for
