@@ -37,27 +37,43 @@ const (
 // past it are counted ("and 3 more").
 const maxFileListBytes = 4096
 
-// fileList names the files of runs, in order: configmap/key@version,
-// separated by ", ", within maxFileListBytes.
-func fileList(reg *registry.Registry, runs []apply.FileRun) string {
+// fileList names the files of runs whose result is result, in order:
+// configmap/key@version, separated by ", ", within maxFileListBytes.
+// One allocation: the list is measured before it is written.
+func fileList(reg *registry.Registry, runs []apply.FileRun, result string) string {
 	const reserve = len(", and 99999 more")
-	var b strings.Builder
-	for i, r := range runs {
-		item := r.File.Name()
-		if v := reg.Version(item); v != "" {
-			item += "@" + v
+	size, total := 0, 0
+	for i := range runs {
+		if runs[i].Result == result {
+			total++
+			size += len(", ") + len(runs[i].File.Name()) + len("@") + 12
 		}
+	}
+	var b strings.Builder
+	b.Grow(min(size, maxFileListBytes))
+	written := 0
+	for i := range runs {
+		if runs[i].Result != result {
+			continue
+		}
+		name := runs[i].File.Name()
+		v := reg.Version(name)
 		sep := ", "
-		if i == 0 {
+		if written == 0 {
 			sep = ""
 		}
-		n := b.Len() + len(sep) + len(item)
-		if last := i == len(runs)-1; n > maxFileListBytes-reserve && !(last && n <= maxFileListBytes) {
-			fmt.Fprintf(&b, "%sand %d more", sep, len(runs)-i)
+		n := b.Len() + len(sep) + len(name) + len("@") + len(v)
+		if last := written == total-1; n > maxFileListBytes-reserve && !(last && n <= maxFileListBytes) {
+			fmt.Fprintf(&b, "%sand %d more", sep, total-written)
 			break
 		}
 		b.WriteString(sep)
-		b.WriteString(item)
+		b.WriteString(name)
+		if v != "" {
+			b.WriteByte('@')
+			b.WriteString(v)
+		}
+		written++
 	}
 	return b.String()
 }
@@ -67,14 +83,14 @@ func fileList(reg *registry.Registry, runs []apply.FileRun) string {
 // audit mode that would have (AuditWouldApply); nil when there are none.
 func auditAnnotations(reg *registry.Registry, run *apply.ObjectRun, changed bool) map[string]string {
 	var out map[string]string
-	if applied := run.Applied(); changed && len(applied) > 0 {
-		out = map[string]string{AuditApplied: fileList(reg, applied)}
+	if applied := fileList(reg, run.Files, apply.Patched); changed && applied != "" {
+		out = map[string]string{AuditApplied: applied}
 	}
-	if would := run.WouldApply(); len(would) > 0 {
+	if would := fileList(reg, run.Files, apply.WouldPatch); would != "" {
 		if out == nil {
 			out = make(map[string]string, 1)
 		}
-		out[AuditWouldApply] = fileList(reg, would)
+		out[AuditWouldApply] = would
 	}
 	return out
 }
@@ -107,7 +123,7 @@ func annotated(reg *registry.Registry, req *admission.Request, run *apply.Object
 	var set bool
 	switch {
 	case changed:
-		want, set = fileList(reg, run.Applied()), true
+		want, set = fileList(reg, run.Files, apply.Patched), true
 	case req.Operation == admissionv1.Update:
 		want, set = storedApplied(req.OldObject.Raw)
 	}

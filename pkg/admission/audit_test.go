@@ -183,13 +183,14 @@ func TestFileListBounded(t *testing.T) {
 	var runs []apply.FileRun
 	reg := registry.NewRegistry(nil)
 	for i := range 500 {
-		runs = append(runs, apply.FileRun{File: namedFile{name: fmt.Sprintf("configmap-%03d/file-%03d.kpatch", i, i)}})
+		runs = append(runs, apply.FileRun{File: namedFile{name: fmt.Sprintf("configmap-%03d/file-%03d.kpatch", i, i)}, Result: apply.Patched})
 	}
-	s := fileList(reg, runs)
+	s := fileList(reg, runs, apply.Patched)
 	if len(s) > maxFileListBytes || !strings.HasSuffix(s, " more") || !strings.HasPrefix(s, "configmap-000/file-000.kpatch, ") {
 		t.Errorf("list of %d bytes: %.60q...%q", len(s), s, s[max(0, len(s)-30):])
 	}
-	if s := fileList(reg, runs[:2]); s != "configmap-000/file-000.kpatch, configmap-001/file-001.kpatch" {
+	mixed := append([]apply.FileRun{{File: namedFile{name: "x/unchanged.kpatch"}, Result: apply.Unchanged}}, runs[:2]...)
+	if s := fileList(reg, mixed, apply.Patched); s != "configmap-000/file-000.kpatch, configmap-001/file-001.kpatch" {
 		t.Errorf("list %q", s)
 	}
 }

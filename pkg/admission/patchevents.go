@@ -54,7 +54,7 @@ func (e *PatchEvents) patched(req *admission.Request, run *apply.ObjectRun, reg 
 		return
 	}
 	e.Recorder.Eventf(regarding, nil, corev1.EventTypeNormal, ReasonPatched, "Patch", "%s",
-		truncateNote(what+"patched by "+fileList(reg, run.Applied())))
+		truncateNote(what+"patched by "+fileList(reg, run.Files, apply.Patched)))
 }
 
 // eventRegarding is what the Event of a request is about: the object; or,
