@@ -81,7 +81,7 @@ type Metrics struct {
 	Conflicts prometheus.Gauge
 	// FileApplications counts, per registry file, the objects it patched,
 	// found unchanged or failed on (result: FilePatched, FileUnchanged,
-	// FileFailed). Its series are those of the registry's files: SetFiles
+	// FileFailed), or, in audit mode, would have patched (would-patch). Its series are those of the registry's files: SetFiles
 	// creates them at zero and deletes those of removed files.
 	FileApplications *prometheus.CounterVec
 	// InternalErrors counts internal errors by reason (ReasonDecode, ...).
@@ -96,6 +96,9 @@ type Metrics struct {
 	// their namespace refused, by reason (SourceRefusedCount,
 	// SourceRefusedSize).
 	SourceConfigMapsRefused *prometheus.CounterVec
+	// PatchEventsDropped counts the Events on patched objects not
+	// recorded, by reason (EventRateLimited, EventUnnamed).
+	PatchEventsDropped *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -108,6 +111,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.newRegistryMetrics()
 	m.newStoreMetrics()
 	m.newRejectedMetric()
+	m.registerPatchEvents(reg)
 	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
 		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
@@ -159,7 +163,7 @@ func (m *Metrics) newRequestMetrics() {
 	}, []string{"result"})
 	m.FileApplications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_file_applications_total",
-		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
+		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says), failed (not applied) or, for a file in audit mode, would-patch (would have changed the object; left as it was).",
 	}, []string{"file", "result"})
 	m.InternalErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_internal_errors_total",
@@ -258,7 +262,7 @@ func (m *Metrics) SetFiles(files []string) {
 	for _, f := range files {
 		next[f] = true
 		if !m.files[f] {
-			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed} {
+			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed, apply.WouldPatch} {
 				m.FileApplications.WithLabelValues(f, r)
 			}
 		}

@@ -279,6 +279,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 // setVersion makes v the version of the file that applies.
 func (f *RegistryFile) setVersion(v *version) {
 	f.File, f.Patch, f.Replacements, f.params = v.file, v.patch, v.repl, v.params
+	f.Version = v.digest[:versionLength]
 }
 
 // countedFor returns whether the values.yaml of vk is in the estimate yet.

@@ -92,6 +92,8 @@ type RegistryFile struct {
 	// Disabled says that Patch's enabled: metadata is false with its
 	// ConfigMap's values: the file does not apply.
 	Disabled bool
+	// Version names the content of the version that applies (Version).
+	Version string
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
@@ -132,6 +134,8 @@ type Registry struct {
 	// tenantKinds is the allowlist the tenants' files are held to; nil
 	// when the registry was not compiled (NewRegistry).
 	tenantKinds *TenantKinds
+	// versions are the Version of each file that applies, by name.
+	versions map[string]string
 }
 
 // NewRegistry sorts the files by their Order and indexes those that
@@ -154,13 +158,14 @@ func NewRegistry(files []RegistryFile) *Registry {
 // newRegistry indexes the files that apply, which are in the order they
 // apply (inApplyOrder, then requires: metadata, relateFiles).
 func newRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}, versions: map[string]string{}}
 	for _, f := range files {
 		if f.File == nil || f.Disabled {
 			continue
 		}
 		r.active = append(r.active, f.File)
 		r.order[f.File] = len(r.active)
+		r.versions[f.File.Name()] = f.Version
 		if f.Patch != nil {
 			r.patches = append(r.patches, f.Patch)
 			r.keys = append(r.keys, f.Order)

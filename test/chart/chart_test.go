@@ -72,6 +72,7 @@ var modes = []struct {
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
 		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
 	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true, "maxSourceConfigMaps": 20, "maxSourceSize": "1Mi"}}},
+	{"audit-trail", map[string]any{"webhook": map[string]any{"annotateApplied": true, "eventsOnPatch": true, "eventsOnPatchRate": 2.5}}},
 	{"filtered", map[string]any{"webhook": map[string]any{
 		"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "kpatch.dev/skip", "operator": "DoesNotExist"}}},
 		"exclude": map[string]any{
@@ -246,7 +247,11 @@ func TestWebhookConfiguration(t *testing.T) {
 		if *w.FailurePolicy != wantPolicy {
 			t.Errorf("%s: failurePolicy %s, want %s", m.name, *w.FailurePolicy, wantPolicy)
 		}
-		if *w.SideEffects != admissionregistrationv1.SideEffectClassNone || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy || *w.TimeoutSeconds != 3 {
+		wantSideEffects := admissionregistrationv1.SideEffectClassNone
+		if m.name == "audit-trail" { // no Event on a dry run
+			wantSideEffects = admissionregistrationv1.SideEffectClassNoneOnDryRun
+		}
+		if *w.SideEffects != wantSideEffects || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy || *w.TimeoutSeconds != 3 {
 			t.Errorf("%s: sideEffects %s, reinvocation %s, timeout %d", m.name, *w.SideEffects, *w.ReinvocationPolicy, *w.TimeoutSeconds)
 		}
 		if w.NamespaceSelector.MatchLabels["kpatch.dev/inject"] != "enabled" {
@@ -531,6 +536,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		if m.name == "namespace-sources" {
 			want = append(want, "kpatch-system-kpatch-webhook-sources")
 		}
+		if m.name == "audit-trail" {
+			want = append(want, "kpatch-system-kpatch-webhook-patch-events")
+		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
@@ -602,6 +610,8 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"", "configmaps", "list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
 		},
+		// Events on patched objects, in their namespaces
+		"kpatch-system-kpatch-webhook-patch-events": {{"events.k8s.io", "events", "create,patch", ""}},
 	}[name]
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)

@@ -45,6 +45,9 @@ type Options struct {
 	ManageWebhookRules       bool
 	Operations               []string
 	Strict                   bool
+	AnnotateApplied          bool
+	EventsOnPatch            bool
+	EventsOnPatchRate        float64
 	NamespaceSources         bool
 	OnError                  string
 	Profiling                bool
@@ -82,6 +85,7 @@ func NewOptions() *Options {
 		Operations:             []string{string(admissionv1.Create)},
 		OnError:                string(admission.ErrorPolicyAllow),
 		NamespaceSources:       true,
+		EventsOnPatchRate:      5,
 		ProfilingBindAddress:   "127.0.0.1:8082",
 		TLSMode:                TLSModeFiles,
 		TLSSecretName:          "kpatch-webhook-ca",
@@ -118,6 +122,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
 	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
+	fs.BoolVar(&o.AnnotateApplied, "annotate-applied", o.AnnotateApplied, "write the annotation "+admission.AppliedAnnotation+" on every object files change, listing them (configmap/key@version, ...), and keep any other value of it out of the objects the webhook patches")
+	fs.BoolVar(&o.EventsOnPatch, "events-on-patch", o.EventsOnPatch, "record an Event on every object files change, naming them (RBAC: events create in every namespace); every replica records its own, within --events-on-patch-rate")
+	fs.Float64Var(&o.EventsOnPatchRate, "events-on-patch-rate", o.EventsOnPatchRate, "most Events per second --events-on-patch records per replica, on average (as many at once as one second allows); past it they are dropped and counted in kpatch_patch_events_dropped_total")
 	fs.BoolVar(&o.NamespaceSources, "namespace-sources", o.NamespaceSources, "replacements at admission read the ConfigMaps labelled "+informed.SourceLabel+"=true of the object's namespace and of the registry namespace (RBAC: configmaps list and watch in every namespace); false: of the registry namespace only")
 	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "serve Go's /debug/pprof/ profiles on --profiling-bind-address")
@@ -212,6 +219,9 @@ func (o *Options) parse() (settings, error) {
 	}
 	if s.budget, err = o.parseBudget(); err != nil {
 		errs = append(errs, err)
+	}
+	if o.EventsOnPatch && !(o.EventsOnPatchRate > 0) {
+		errs = append(errs, fmt.Errorf("--events-on-patch-rate: %v is not a positive rate", o.EventsOnPatchRate))
 	}
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: %d is not a port", o.Port))

@@ -246,3 +246,19 @@ func TestNamespaceSources(t *testing.T) {
 		t.Error("--namespace-sources=false is off")
 	}
 }
+
+func TestAuditTrailFlags(t *testing.T) {
+	if o := parse(t); o.AnnotateApplied || o.EventsOnPatch || o.EventsOnPatchRate != 5 {
+		t.Errorf("defaults %v %v %v", o.AnnotateApplied, o.EventsOnPatch, o.EventsOnPatchRate)
+	}
+	o := parse(t, "--annotate-applied", "--events-on-patch", "--events-on-patch-rate=0.5")
+	if err := o.Validate(); err != nil || !o.AnnotateApplied || !o.EventsOnPatch || o.EventsOnPatchRate != 0.5 {
+		t.Errorf("options %v %v %v: %v", o.AnnotateApplied, o.EventsOnPatch, o.EventsOnPatchRate, err)
+	}
+	for _, rate := range []string{"0", "-1", "NaN"} {
+		err := parse(t, "--events-on-patch", "--events-on-patch-rate="+rate).Validate()
+		if err == nil || !strings.Contains(err.Error(), "--events-on-patch-rate: ") {
+			t.Errorf("rate %s: %v", rate, err)
+		}
+	}
+}

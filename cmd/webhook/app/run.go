@@ -223,6 +223,10 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		OnError:           s.onError,
 		Metrics:           metrics,
 		Budget:            s.budget,
+		AnnotateApplied:   o.AnnotateApplied,
+	}
+	if o.EventsOnPatch {
+		handler.Events = admission.NewPatchEvents(mgr.GetEventRecorder("kpatch-webhook"), o.EventsOnPatchRate, metrics)
 	}
 	server := mgr.GetWebhookServer()
 	server.Register("/mutate", o.mutateHandler(handler))
