@@ -28,9 +28,21 @@ const (
 	PodMetadataVar = "podMetadata"
 )
 
-// ErrCostExceeded is the cause of an evaluation that ran out of its
-// per-call cost limit or of the request's Budget.
-var ErrCostExceeded = errors.New("CEL cost limit exceeded")
+// The sentinel causes of a condition's errors; test for them with
+// errors.Is.
+var (
+	// ErrCostExceeded is the cause of an evaluation that ran out of its
+	// per-call cost limit or of the request's Budget.
+	ErrCostExceeded = errors.New("CEL cost limit exceeded")
+	// ErrInvalid is the cause of every compile error (*Error): a syntax
+	// error, an undeclared variable, a wrong type, an expression that is
+	// not boolean.
+	ErrInvalid = errors.New("invalid condition")
+	// ErrEvaluation is the cause of an evaluation that failed on an
+	// object (a key the object does not have, a wrong type) without
+	// running out of cost.
+	ErrEvaluation = errors.New("condition failed")
+)
 
 // Options say which variables a condition may read.
 type Options struct {
@@ -56,6 +68,9 @@ type Error struct {
 func (e *Error) Error() string {
 	return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg)
 }
+
+// Unwrap returns ErrInvalid.
+func (e *Error) Unwrap() error { return ErrInvalid }
 
 // accessor is what the API server's compiler reads of an expression.
 type accessor string
@@ -122,12 +137,16 @@ func (c *Condition) String() string { return c.expr }
 
 // Eval evaluates the condition over vars, charging its cost to budget
 // (nil: only the per-call limit). An evaluation error (a missing field
-// read without has(), a wrong type, the cost limit) is returned with the
-// expression; the caller decides what the file then does.
+// read without has(), a wrong type: ErrEvaluation; the cost limit:
+// ErrCostExceeded) is returned without the expression, which the caller
+// places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
+	if budget != nil && budget.exceeded() {
+		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrCostExceeded, budget.limit, budget.spent)
+	}
 	val, details, err := c.program.ContextEval(ctx, vars)
 	if vars.err != nil {
-		return false, fmt.Errorf("condition %q: %w", c.expr, vars.err)
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}
 	if details != nil && budget != nil {
 		if cost := details.ActualCost(); cost != nil {
@@ -136,16 +155,16 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	}
 	if err != nil {
 		if isCostError(err) {
-			return false, fmt.Errorf("condition %q: %w (per call %d)", c.expr, ErrCostExceeded, celconfig.PerCallLimit)
+			return false, fmt.Errorf("%w (per call %d)", ErrCostExceeded, celconfig.PerCallLimit)
 		}
-		return false, fmt.Errorf("condition %q: %w", c.expr, err)
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("condition %q: %w (per request %d)", c.expr, ErrCostExceeded, budget.limit)
+		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrCostExceeded, budget.limit, budget.spent)
 	}
 	b, ok := val.(types.Bool)
 	if !ok {
-		return false, fmt.Errorf("condition %q: evaluated to %s, not a bool", c.expr, val.Type())
+		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
 	}
 	return bool(b), nil
 }

@@ -16,13 +16,15 @@ import (
 // slices, strings, bools, int64, float64, nil), the request, and the
 // bound values of the file.
 type Input struct {
-	// Object is the object being admitted, after the files before this
-	// one applied; OldObject the stored object of an UPDATE (nil on
-	// CREATE).
+	// Object is the object being admitted, as the request gives it,
+	// before any file applied; OldObject the stored object of an UPDATE
+	// (nil on CREATE).
 	Object, OldObject map[string]any
 	// Namespace is the object's Namespace (nil for cluster-scoped
-	// objects, or when it is not known).
-	Namespace map[string]any
+	// objects, or when it is not known); TypedNamespace the same, typed,
+	// read instead when set (the webhook's cache holds it so).
+	Namespace      map[string]any
+	TypedNamespace *corev1.Namespace
 	// Request is the admission request; its objects are not read (object
 	// and oldObject are the variables for them).
 	Request *admissionv1.AdmissionRequest
@@ -107,7 +109,11 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 		return v.request, true
 	case plugincel.NamespaceVarName:
 		if v.converted&2 == 0 {
-			v.namespace, v.err = namespaceValue(in.Namespace)
+			if in.TypedNamespace != nil {
+				v.namespace = common.SchemalessTypedToVal(plugincel.CreateNamespaceObject(in.TypedNamespace))
+			} else {
+				v.namespace, v.err = namespaceValue(in.Namespace)
+			}
 			v.converted |= 2
 		}
 		return v.namespace, true
