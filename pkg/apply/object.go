@@ -24,11 +24,24 @@ type Object struct {
 	cur    map[string]any
 	src    *sources // the run's
 	own    sources  // the run's when it has this object only
+	// in is the object as it entered the loop: what conditions read.
+	in  map[string]any
+	adm Admission
+	// cond are the variables of conditions, made on first use.
+	cond *conditions
+	// observed says that an Observer is told the conditions' results,
+	// gathered in condRuns while a file applies.
+	observed bool
+	condRuns []ConditionRun
+	// applied is the file being applied without the sections its
+	// conditions leave out, when they leave some out.
+	applied File
 }
 
 // init starts the object obj of a run with opts, whose sources are src.
 func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, src *sources) {
 	o.ctx, o.opts, o.src, o.cur = ctx, opts.ApplyOptions, src, obj
+	o.in, o.adm, o.observed = obj, opts.Admission, opts.Observer != nil
 	o.first = kpatch.RefOf(obj, opts.Namespace)
 	o.ref = &o.first
 	o.opts.Identity = o.ref
@@ -113,6 +126,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 		return FileRun{}, false
 	}
 	before := o.Current()
+	o.condRuns, o.applied = nil, nil
 	result, err := f.Apply(o)
 	if result == Patched && opts.Check != nil {
 		if cerr := opts.Check(f, before, o.Current()); cerr != nil {
@@ -120,11 +134,12 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 			result, err = Failed, cerr
 		}
 	}
-	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref}
+	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Applied: o.applied}
 	if opts.Observer != nil {
+		fr.Conditions = o.condRuns
 		opts.Observer.Observe(object, fr, before, o.Current())
 	}
-	return fr, true
+	return fr, result != Unmet
 }
 
 // sources are the objects the files of a run read beside the objects

@@ -59,10 +59,39 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 }
 
 // Apply applies the patch, atomically: a patch that fails, runs out of
-// its budget or panics (a *PanicError) leaves the object as it was.
+// its budget or panics (a *PanicError) leaves the object as it was. Its
+// conditions decide first: the file's own leaves the whole file out
+// (Unmet), a section's that section; one that cannot be evaluated counts
+// as not holding, with its error (the file then Failed, or, for a
+// section, Patched or Unchanged with the error).
 func (f PatchFile) Apply(o *Object) (string, error) {
+	p := f.Patch
+	var cerrs kpatch.ErrorList
+	if conds := p.Conditions(); conds != nil {
+		if p, cerrs = conditioned(o, p, conds); p == nil && cerrs != nil {
+			return Failed, cerrs
+		}
+		if p == nil || cerrs == nil && !p.AppliesTo(o.ref) {
+			return Unmet, nil
+		}
+	}
+	if p != f.Patch {
+		o.applied = PatchFile{p}
+	}
+	result, err := f.apply(o, p)
+	if cerrs != nil {
+		if err != nil {
+			cerrs = append(cerrs, errorsOf(err)...)
+		}
+		err = cerrs
+	}
+	return result, err
+}
+
+// apply applies p, the patch with its sections whose conditions hold.
+func (f PatchFile) apply(o *Object, p *kpatch.Patch) (string, error) {
 	if o.shared {
-		changed, err := o.seq.Apply(f.Patch)
+		changed, err := o.seq.Apply(p)
 		switch {
 		case err != nil:
 			return Failed, f.panicked(err)
@@ -72,7 +101,7 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 		return Unchanged, nil
 	}
 	cur := o.cur
-	out, err := f.applyCopy(o)
+	out, err := f.applyCopy(o, p)
 	switch {
 	case err != nil:
 		return Failed, err
@@ -83,15 +112,24 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 	return Patched, nil
 }
 
-// applyCopy applies the patch to a copy of what it changes, turning a
-// panic into a *PanicError.
-func (f PatchFile) applyCopy(o *Object) (out map[string]any, err error) {
+// errorsOf returns the errors of an ErrorList one by one, or err alone.
+func errorsOf(err error) []error {
+	var list kpatch.ErrorList
+	if errors.As(err, &list) {
+		return list
+	}
+	return []error{err}
+}
+
+// applyCopy applies p to a copy of what it changes, turning a panic into
+// a *PanicError.
+func (f PatchFile) applyCopy(o *Object, p *kpatch.Patch) (out map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = o.cur, &PanicError{File: f.Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	out, err = kpatch.ApplyContext(o.ctx, o.cur, []*kpatch.Patch{f.Patch}, o.opts)
+	out, err = kpatch.ApplyContext(o.ctx, o.cur, []*kpatch.Patch{p}, o.opts)
 	return out, f.panicked(err)
 }
 

@@ -22,6 +22,10 @@ type Options struct {
 	Check func(f File, before, after map[string]any) error
 	// Observer, if set, is told what each file did to each object.
 	Observer Observer
+	// Admission is what the files' conditions read beside the object:
+	// the request, the old object, the Namespace, and the cost the
+	// conditions of one object may spend together.
+	Admission Admission
 	// Stream says that the objects are one stream, as kustomize build
 	// reads its resources: a Batch file applies to all of them at once
 	// and reads its sources among them, and the files after it match the
@@ -59,7 +63,7 @@ var _ Observer = ObserverFunc(nil)
 type FileRun struct {
 	File File
 	// Result is Patched, Unchanged or Failed; an Observer is also told
-	// Unmatched and Disabled.
+	// Unmatched, Unmet and Disabled.
 	Result string
 	// Err is why the file failed, why it is disabled, or what a file
 	// that applied left out.
@@ -69,6 +73,21 @@ type FileRun struct {
 	Shared bool
 	// Ref is the object as the file matched it.
 	Ref *kpatch.ObjectRef
+	// Conditions are the file's conditions evaluated on the object, in
+	// order, and what they gave; set for an Observer only.
+	Conditions []ConditionRun
+	// Applied, when set, is the file as it applied to the object: without
+	// the sections whose conditions do not hold there. Its Required
+	// checks only the sections that applied.
+	Applied File
+}
+
+// applied is the file as it applied to the object.
+func (r *FileRun) applied() File {
+	if r.Applied != nil {
+		return r.Applied
+	}
+	return r.File
 }
 
 // ObjectRun is what the files did to one object.
@@ -112,7 +131,7 @@ func (r *ObjectRun) Required() []error {
 		if f.Result == Failed || f.Err != nil {
 			continue
 		}
-		out = append(out, f.File.Required(r.Out, f.Ref)...)
+		out = append(out, f.applied().Required(r.Out, f.Ref)...)
 	}
 	return out
 }

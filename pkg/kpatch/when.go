@@ -237,3 +237,24 @@ func walkFields(obj any, steps []step) any {
 	}
 	return obj
 }
+
+// AppliesTo reports whether a section of the patch that is not left out
+// (Without) targets the object ref.
+func (p *Patch) AppliesTo(ref *ObjectRef) bool {
+	for i, s := range p.sections {
+		if !p.left(i) && s.target.Matches(ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// SectionTargets reports whether the i-th section of the patch (as
+// Condition.Section counts them) targets the object ref.
+func (p *Patch) SectionTargets(i int, ref *ObjectRef) bool {
+	return i >= 0 && i < len(p.sections) && p.sections[i].target.Matches(ref)
+}
+
+// SectionCount is the number of the patch's sections, merge entries
+// included: the length of a Without mask.
+func (p *Patch) SectionCount() int { return len(p.sections) }

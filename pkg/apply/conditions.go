@@ -1,0 +1,134 @@
+package apply
+
+import (
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/condition"
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// Admission is what the files' conditions (`# kpatch:when:`) read beside
+// the object they are evaluated on, as in a MutatingAdmissionPolicy:
+// object is the object as it entered the loop (the admitted object,
+// before any file), params the file's values; the rest comes from here.
+type Admission struct {
+	// Request is the admission request (request); nil: each object is a
+	// CREATE of itself by an unnamed user, not a dry run
+	// (condition.OfflineRequest), as the CLI has it.
+	Request *admissionv1.AdmissionRequest
+	// OldObject, if set, returns the stored object of an UPDATE
+	// (oldObject), decoded when a condition first reads the variables of
+	// the object; nil, or a nil map: oldObject is null.
+	OldObject func() map[string]any
+	// Namespace, if set, returns the Namespace named name
+	// (namespaceObject), typed or as an object, or nothing when it is not
+	// known; a cluster-scoped object has no Namespace.
+	Namespace func(name string) (*corev1.Namespace, map[string]any)
+	// CostBudget is what the conditions of one object may cost together,
+	// in CEL cost units; 0 is condition.RequestBudget, the API server's
+	// budget of one admission policy.
+	CostBudget uint64
+}
+
+// ConditionRun is one condition evaluated on one object (reported to an
+// Observer only).
+type ConditionRun struct {
+	Condition *kpatch.Condition
+	// Held says that the condition held; Err why it could not be
+	// evaluated (it then does not hold).
+	Held bool
+	Err  error
+}
+
+// conditions are the variables of an object's conditions, made when a
+// file with conditions first meets the object.
+type conditions struct {
+	in     condition.Input
+	vars   *condition.Vars
+	budget *condition.Budget
+}
+
+// conditions returns the object's condition variables, making them on
+// first use.
+func (o *Object) conditions() *conditions {
+	if o.cond != nil {
+		return o.cond
+	}
+	adm := &o.adm
+	c := &conditions{budget: condition.NewBudget(adm.CostBudget)}
+	c.in.Object, c.in.Request = o.in, adm.Request
+	if adm.OldObject != nil {
+		c.in.OldObject = adm.OldObject()
+	}
+	if adm.Namespace != nil && o.first.Namespace != "" {
+		c.in.TypedNamespace, c.in.Namespace = adm.Namespace(o.first.Namespace)
+	}
+	c.in.PodSpec, c.in.PodMetadata = kpatch.PodTemplate(o.in)
+	c.vars = condition.NewVars(&c.in)
+	o.cond = c
+	return c
+}
+
+// Eval evaluates c, a condition of a file bound to vars (its values are
+// params), on the object as it entered the loop, charged to the object's
+// cost budget. An error says why it could not be evaluated: a field the
+// object does not have, a wrong type (condition.ErrEvaluation), the cost
+// limit of the call or of the object (condition.ErrCostExceeded).
+func (o *Object) Eval(c *kpatch.Condition, vars *kpatch.Variables) (bool, error) {
+	cs := o.conditions()
+	cs.in.Params = nil
+	if vars != nil {
+		cs.in.Params = vars.Values
+	}
+	held, err := c.Eval(o.ctx, cs.vars, cs.budget)
+	if o.observed {
+		o.condRuns = append(o.condRuns, ConditionRun{Condition: c, Held: held && err == nil, Err: err})
+	}
+	return held && err == nil, err
+}
+
+// conditionError places the error of c on the object: the file's
+// warning names the line of the condition and the CEL error.
+func conditionError(c *kpatch.Condition, ref *kpatch.ObjectRef, err error) *kpatch.ApplyError {
+	msg := "when: " + err.Error()
+	if c.Section >= 0 {
+		msg = "when of " + c.Header + ": " + err.Error() + "; the section is left out"
+	}
+	return &kpatch.ApplyError{Pos: c.Pos, Object: ref.String(), Err: err, Msg: msg}
+}
+
+// conditioned evaluates the conditions of the patch p on the object: it
+// returns p without the sections whose conditions do not hold, or nil
+// when the file's own condition does not hold, and the errors of the
+// conditions that could not be evaluated (each counts as not holding).
+// Only the conditions of sections that target the object are evaluated.
+func conditioned(o *Object, p *kpatch.Patch, conds []*kpatch.Condition) (*kpatch.Patch, kpatch.ErrorList) {
+	var (
+		errs  kpatch.ErrorList
+		leave []bool
+	)
+	for _, c := range conds {
+		if c.Section >= 0 && !p.SectionTargets(c.Section, o.ref) {
+			continue
+		}
+		held, err := o.Eval(c, p.Variables())
+		if err != nil {
+			errs = append(errs, conditionError(c, o.ref, err))
+		}
+		switch {
+		case held:
+		case c.Section < 0:
+			return nil, errs
+		default:
+			if leave == nil {
+				leave = make([]bool, p.SectionCount())
+			}
+			leave[c.Section] = true
+		}
+	}
+	if leave != nil {
+		p = p.Without(leave)
+	}
+	return p, errs
+}
