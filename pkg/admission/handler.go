@@ -54,6 +54,12 @@ type Handler struct {
 	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
 	// that replacements read at admission; nil when there are none.
 	Sources informed.Sources
+	// ConditionBudget is the CEL cost that the conditions (# kpatch:when:)
+	// of one object may spend together, each run of the files; past it
+	// the files whose conditions are left are left out, with a warning.
+	// 0 is condition.RequestBudget, the API server's budget of one
+	// admission policy.
+	ConditionBudget uint64
 }
 
 // DefaultBudget is the work one file may do on one object: a million
@@ -128,6 +134,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
 	bound, leftOut := h.bindValues(reg, files, req, obj)
+	opts.Admission = h.admission(req, maps, bound)
 	// debug level only (trace.go)
 	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
 	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)

@@ -17,18 +17,37 @@ type Admission struct {
 	// CREATE of itself by an unnamed user, not a dry run
 	// (condition.OfflineRequest), as the CLI has it.
 	Request *admissionv1.AdmissionRequest
-	// OldObject, if set, returns the stored object of an UPDATE
-	// (oldObject), decoded when a condition first reads the variables of
-	// the object; nil, or a nil map: oldObject is null.
-	OldObject func() map[string]any
-	// Namespace, if set, returns the Namespace named name
-	// (namespaceObject), typed or as an object, or nothing when it is not
-	// known; a cluster-scoped object has no Namespace.
-	Namespace func(name string) (*corev1.Namespace, map[string]any)
+	// Objects, if set, gives the old object and the Namespace; nil:
+	// oldObject and namespaceObject are null.
+	Objects AdmissionObjects
 	// CostBudget is what the conditions of one object may cost together,
 	// in CEL cost units; 0 is condition.RequestBudget, the API server's
 	// budget of one admission policy.
 	CostBudget uint64
+}
+
+// AdmissionObjects gives the objects that conditions read beside the
+// one they are evaluated on, asked once per object, when a condition
+// first reads its variables.
+type AdmissionObjects interface {
+	// OldObject returns the stored object of an UPDATE (oldObject); nil
+	// on CREATE.
+	OldObject() map[string]any
+	// Namespace returns the Namespace named name (namespaceObject), typed
+	// or as an object, or nothing when it is not known. A cluster-scoped
+	// object has no Namespace and does not ask.
+	Namespace(name string) (*corev1.Namespace, map[string]any)
+}
+
+// Conditions are what the conditions of one file did on one object.
+type Conditions struct {
+	// Runs are the conditions evaluated, in order, and what they gave;
+	// set for an Observer only.
+	Runs []ConditionRun
+	// Applied, when set, is the file as it applied to the object: without
+	// the sections whose conditions do not hold there. Its Required
+	// checks only the sections that applied.
+	Applied File
 }
 
 // ConditionRun is one condition evaluated on one object (reported to an
@@ -39,6 +58,17 @@ type ConditionRun struct {
 	// evaluated (it then does not hold).
 	Held bool
 	Err  error
+}
+
+// HasConditions reports whether a file has conditions: its run reads
+// Options.Admission.
+func HasConditions(files []File) bool {
+	for _, f := range files {
+		if pf, ok := f.(PatchFile); ok && pf.Patch.Conditions() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // conditions are the variables of an object's conditions, made when a
@@ -58,11 +88,11 @@ func (o *Object) conditions() *conditions {
 	adm := &o.adm
 	c := &conditions{budget: condition.NewBudget(adm.CostBudget)}
 	c.in.Object, c.in.Request = o.in, adm.Request
-	if adm.OldObject != nil {
-		c.in.OldObject = adm.OldObject()
-	}
-	if adm.Namespace != nil && o.first.Namespace != "" {
-		c.in.TypedNamespace, c.in.Namespace = adm.Namespace(o.first.Namespace)
+	if adm.Objects != nil {
+		c.in.OldObject = adm.Objects.OldObject()
+		if o.first.Namespace != "" {
+			c.in.TypedNamespace, c.in.Namespace = adm.Objects.Namespace(o.first.Namespace)
+		}
 	}
 	c.in.PodSpec, c.in.PodMetadata = kpatch.PodTemplate(o.in)
 	c.vars = condition.NewVars(&c.in)
@@ -83,7 +113,10 @@ func (o *Object) Eval(c *kpatch.Condition, vars *kpatch.Variables) (bool, error)
 	}
 	held, err := c.Eval(o.ctx, cs.vars, cs.budget)
 	if o.observed {
-		o.condRuns = append(o.condRuns, ConditionRun{Condition: c, Held: held && err == nil, Err: err})
+		if o.file == nil {
+			o.file = &Conditions{}
+		}
+		o.file.Runs = append(o.file.Runs, ConditionRun{Condition: c, Held: held && err == nil, Err: err})
 	}
 	return held && err == nil, err
 }

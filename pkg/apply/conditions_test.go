@@ -63,7 +63,11 @@ func TestConditionsDecideFilesAndSections(t *testing.T) {
 		if observed {
 			opts.Observer = ObserverFunc(func(_ int, r FileRun, _, _ map[string]any) {
 				c := ""
-				for _, cr := range r.Conditions {
+				if r.Conditions == nil {
+					seen = append(seen, r.File.Name()+":"+r.Result)
+					return
+				}
+				for _, cr := range r.Conditions.Runs {
 					c += fmt.Sprintf(" %d:%v", cr.Condition.Pos.Line, cr.Held)
 				}
 				seen = append(seen, r.File.Name()+":"+r.Result+c)
@@ -100,16 +104,7 @@ func TestConditionVariables(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"tier": "gold"}}}
 	update := &admissionv1.AdmissionRequest{Operation: admissionv1.Update, Namespace: "shop",
 		UserInfo: authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:deployment-controller"}}
-	adm := Admission{
-		Request:   update,
-		OldObject: func() map[string]any { return deploymentObj(1, nil) },
-		Namespace: func(name string) (*corev1.Namespace, map[string]any) {
-			if name == "shop" {
-				return ns, nil
-			}
-			return nil, nil
-		},
-	}
+	adm := Admission{Request: update, Objects: testObjects{old: deploymentObj(1, nil), typed: ns}}
 	values := &kpatch.Variables{Values: map[string]any{"tier": "gold"}}
 	cases := []struct {
 		when string
@@ -121,9 +116,7 @@ func TestConditionVariables(t *testing.T) {
 		{"namespaceObject.metadata.labels.tier == params.tier", adm, true},
 		{"request.operation == 'CREATE' && request.userInfo.username == '' && oldObject == null && namespaceObject == null", Admission{}, true},
 		{"request.name == 'web' && request.namespace == 'shop' && request.kind.kind == 'Deployment'", Admission{}, true},
-		{"namespaceObject.metadata.labels.tier == 'gold'", Admission{Namespace: func(string) (*corev1.Namespace, map[string]any) {
-			return nil, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shop", "labels": map[string]any{"tier": "gold"}}}
-		}}, true},
+		{"namespaceObject.metadata.labels.tier == 'gold'", Admission{Objects: testObjects{ns: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shop", "labels": map[string]any{"tier": "gold"}}}}}, true},
 	}
 	for _, tc := range cases {
 		f := patchFile(t, "f.kpatch", "# kpatch:when: "+tc.when+"\n[deployment.*]\nlabels.hit: \"yes\"\n").WithValues(values)
@@ -223,4 +216,19 @@ func TestConditionsAndRequired(t *testing.T) {
 	if errs := run.Required(); len(errs) != 1 {
 		t.Errorf("required: %v", errs)
 	}
+}
+
+// testObjects are the old object and the Namespace shop.
+type testObjects struct {
+	old, ns map[string]any
+	typed   *corev1.Namespace
+}
+
+func (o testObjects) OldObject() map[string]any { return o.old }
+
+func (o testObjects) Namespace(name string) (*corev1.Namespace, map[string]any) {
+	if name != "shop" {
+		return nil, nil
+	}
+	return o.typed, o.ns
 }

@@ -29,13 +29,11 @@ type Object struct {
 	adm Admission
 	// cond are the variables of conditions, made on first use.
 	cond *conditions
-	// observed says that an Observer is told the conditions' results,
-	// gathered in condRuns while a file applies.
+	// observed says that an Observer is told the conditions' results.
 	observed bool
-	condRuns []ConditionRun
-	// applied is the file being applied without the sections its
-	// conditions leave out, when they leave some out.
-	applied File
+	// file is what the conditions of the file being applied did, when an
+	// Observer reads it or they left sections out.
+	file *Conditions
 }
 
 // init starts the object obj of a run with opts, whose sources are src.
@@ -126,7 +124,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 		return FileRun{}, false
 	}
 	before := o.Current()
-	o.condRuns, o.applied = nil, nil
+	o.file = nil
 	result, err := f.Apply(o)
 	if result == Patched && opts.Check != nil {
 		if cerr := opts.Check(f, before, o.Current()); cerr != nil {
@@ -134,9 +132,8 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 			result, err = Failed, cerr
 		}
 	}
-	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Applied: o.applied}
+	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Conditions: o.file}
 	if opts.Observer != nil {
-		fr.Conditions = o.condRuns
 		opts.Observer.Observe(object, fr, before, o.Current())
 	}
 	return fr, result != Unmet

@@ -76,7 +76,10 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 		}
 	}
 	if p != f.Patch {
-		o.applied = PatchFile{p}
+		if o.file == nil {
+			o.file = &Conditions{}
+		}
+		o.file.Applied = PatchFile{p}
 	}
 	result, err := f.apply(o, p)
 	if cerrs != nil {

@@ -73,19 +73,15 @@ type FileRun struct {
 	Shared bool
 	// Ref is the object as the file matched it.
 	Ref *kpatch.ObjectRef
-	// Conditions are the file's conditions evaluated on the object, in
-	// order, and what they gave; set for an Observer only.
-	Conditions []ConditionRun
-	// Applied, when set, is the file as it applied to the object: without
-	// the sections whose conditions do not hold there. Its Required
-	// checks only the sections that applied.
-	Applied File
+	// Conditions, when set, are what the file's conditions did on the
+	// object.
+	Conditions *Conditions
 }
 
 // applied is the file as it applied to the object.
 func (r *FileRun) applied() File {
-	if r.Applied != nil {
-		return r.Applied
+	if r.Conditions != nil && r.Conditions.Applied != nil {
+		return r.Conditions.Applied
 	}
 	return r.File
 }

@@ -56,6 +56,10 @@ type Options struct {
 type Condition struct {
 	expr    string
 	program cel.Program
+	// params are the fields of params the expression reads; wholeParams
+	// says that it reads params otherwise.
+	params      []string
+	wholeParams bool
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -110,7 +114,9 @@ func Compile(expr string, opts Options) (*Condition, error) {
 	if res.Error != nil {
 		return nil, compileError(expr, res.Error)
 	}
-	return &Condition{expr: expr, program: res.Program}, nil
+	cond := &Condition{expr: expr, program: res.Program}
+	cond.params, cond.wholeParams = params(expr)
+	return cond, nil
 }
 
 // compileError turns the compiler's error into an *Error at the position
@@ -144,7 +150,13 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	if budget != nil && budget.exceeded() {
 		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrCostExceeded, budget.limit, budget.spent)
 	}
-	val, details, err := c.program.ContextEval(ctx, vars)
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+	}
+	// Eval, not ContextEval, which costs a cancelable context per call:
+	// the per-call cost limit bounds one evaluation, the context is
+	// checked before each.
+	val, details, err := c.program.Eval(vars)
 	if vars.err != nil {
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}
