@@ -36,6 +36,7 @@ func Write(w io.Writer, r *Report, format string) error {
 var resultNotes = map[string]string{
 	Unchanged: " (matched; every value was already there)",
 	Unmatched: " (no section's target matches the object)",
+	Unmet:     " (its conditions leave it out of the object)",
 }
 
 // writeExplainText prints one block per object: a line naming it, then a
@@ -59,6 +60,9 @@ func writeExplainText(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, note)
 			if f.Description != "" && f.Result != Unmatched {
 				fmt.Fprintf(bw, "       # %s\n", f.Description)
+			}
+			for _, c := range f.Conditions {
+				fmt.Fprintf(bw, "       %s\n", c)
 			}
 			for _, c := range f.Changes {
 				fmt.Fprintf(bw, "       %s\n", changeText(c))

@@ -15,7 +15,9 @@ import (
 type Admission struct {
 	// Request is the admission request (request); nil: each object is a
 	// CREATE of itself by an unnamed user, not a dry run
-	// (condition.OfflineRequest), as the CLI has it.
+	// (condition.OfflineRequest). A Request without a kind is a template
+	// (the CLI's): each object's request is it with the object's kind,
+	// name and namespace (condition.RequestFor).
 	Request *admissionv1.AdmissionRequest
 	// Objects, if set, gives the old object and the Namespace; nil:
 	// oldObject and namespaceObject are null.
@@ -88,6 +90,9 @@ func (o *Object) conditions() *conditions {
 	adm := &o.adm
 	c := &conditions{budget: condition.NewBudget(adm.CostBudget)}
 	c.in.Object, c.in.Request = o.in, adm.Request
+	if adm.Request == nil || adm.Request.Kind.Kind == "" {
+		c.in.Request = condition.RequestFor(adm.Request, o.in, o.first.Namespace)
+	}
 	if adm.Objects != nil {
 		c.in.OldObject = adm.Objects.OldObject()
 		if o.first.Namespace != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -128,7 +129,10 @@ func compileError(expr string, err *apiservercel.Error) error {
 		first := ce.Issues.Errors()[0]
 		loc := first.Location
 		out.Line, out.Column = loc.Line(), loc.Column()+1
-		out.Msg = first.Message
+		out.Msg = strings.TrimSuffix(first.Message, " (in container '')")
+		if strings.HasPrefix(out.Msg, "undeclared reference to '"+PodSpecVar+"'") || strings.HasPrefix(out.Msg, "undeclared reference to '"+PodMetadataVar+"'") {
+			out.Msg += ": podSpec and podMetadata are the variables of @workload files"
+		}
 		if n := len(ce.Issues.Errors()); n > 1 {
 			out.Msg += fmt.Sprintf(" (and %d more)", n-1)
 		}

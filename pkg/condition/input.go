@@ -8,7 +8,6 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -41,10 +40,18 @@ type Input struct {
 // OfflineRequest is the request a condition sees offline (kpatch apply
 // and test): a CREATE of obj by an unnamed user, not a dry run.
 func OfflineRequest(obj map[string]any) *admissionv1.AdmissionRequest {
-	req := &admissionv1.AdmissionRequest{
-		Operation: admissionv1.Create,
-		UserInfo:  authenticationv1.UserInfo{},
+	return RequestFor(nil, obj, "")
+}
+
+// RequestFor is the request of obj offline: a copy of template (nil: a
+// CREATE by an unnamed user, not a dry run) with obj's kind, name and
+// namespace (namespace when obj has none).
+func RequestFor(template *admissionv1.AdmissionRequest, obj map[string]any, namespace string) *admissionv1.AdmissionRequest {
+	req := &admissionv1.AdmissionRequest{Operation: admissionv1.Create}
+	if template != nil {
+		*req = *template
 	}
+	req.Namespace = namespace
 	if obj == nil {
 		return req
 	}
@@ -54,7 +61,9 @@ func OfflineRequest(obj map[string]any) *admissionv1.AdmissionRequest {
 	req.Kind.Group, req.Kind.Version, req.Kind.Kind = gv[0], gv[1], kind
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		req.Name, _ = meta["name"].(string)
-		req.Namespace, _ = meta["namespace"].(string)
+		if ns, _ := meta["namespace"].(string); ns != "" {
+			req.Namespace = ns
+		}
 	}
 	return req
 }
