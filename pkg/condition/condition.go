@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -157,10 +158,20 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
-	// Eval, not ContextEval, which costs a cancelable context per call:
-	// the per-call cost limit bounds one evaluation, the context is
-	// checked before each.
-	val, details, err := c.program.Eval(vars)
+	var (
+		val     ref.Val
+		details *cel.EvalDetails
+		err     error
+	)
+	if ctx.Done() != nil {
+		// a request's deadline stops a long evaluation (one that reaches
+		// the per-call limit takes a large part of a second)
+		val, details, err = c.program.ContextEval(ctx, vars)
+	} else {
+		// nothing to stop it but the cost limit: without the context's
+		// three allocations
+		val, details, err = c.program.Eval(vars)
+	}
 	if vars.err != nil {
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}

@@ -210,3 +210,32 @@ func TestParamsAreTheFieldsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineStopsAnEvaluation: a request's context that ends stops an
+// evaluation before the cost limit does.
+func TestDeadlineStopsAnEvaluation(t *testing.T) {
+	expr := "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
+	c := mustCompile(t, expr, Options{})
+	_, err := c.Eval(&endingContext{Context: context.Background()}, NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
+	if err == nil || errors.Is(err, ErrCostExceeded) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("Eval = %v, want an interruption by the context", err)
+	}
+}
+
+// endingContext ends as soon as an evaluation starts: its first Err is
+// nil (Eval's check before evaluating), the next ones Canceled.
+type endingContext struct {
+	context.Context
+	errs int
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *endingContext) Done() <-chan struct{} { return closed }
+
+func (c *endingContext) Err() error {
+	if c.errs++; c.errs == 1 {
+		return nil
+	}
+	return context.Canceled
+}
