@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	admissionv1 "k8s.io/api/admission/v1"
 
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
@@ -19,6 +20,7 @@ type applyOptions struct {
 	failUnmatched bool
 	vars          variableFlags
 	registry      registryFlags
+	request       requestFlags
 }
 
 func newApplyCommand(s streams) *cobra.Command {
@@ -82,6 +84,7 @@ and nothing is printed. The registry's ConfigMaps carry their values:
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "a file section whose target matches no object of the input is an error (exit 1), not a warning")
 	o.vars.register(f)
 	o.registry.register(f)
+	o.request.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -102,6 +105,9 @@ func (o *applyOptions) validate() error {
 	if err := o.registry.exclusive(len(o.patches) > 0, &o.vars); err != nil {
 		return err
 	}
+	if _, err := o.request.request(); err != nil {
+		return err
+	}
 	return checkStdinOnce(o.patches, o.inputs, o.registry.files)
 }
 
@@ -120,7 +126,8 @@ func (o *applyOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
-	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched}
+	req, _ := o.request.request() // validated
+	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched, request: req}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	found.print(s.err)
@@ -162,6 +169,9 @@ type applyRun struct {
 	inputs        []string
 	namespace     string
 	failUnmatched bool
+	// request is what conditions read as request (nil: a CREATE by an
+	// unnamed user).
+	request *admissionv1.AdmissionRequest
 }
 
 // apply loads the patches and the manifests and patches every object. It
@@ -178,8 +188,8 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 	if err != nil {
 		return nil, found, err
 	}
-	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
-	found.ReportRequired(files.patches(), m.Objects(), r.namespace)
+	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, found)
+	reportRequired(runs, found)
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

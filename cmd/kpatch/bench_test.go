@@ -29,7 +29,7 @@ func BenchmarkExplain(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if r := newTracer(docs, kpatch.ApplyOptions{}).trace(files); len(r[0].Files) != n {
+				if r := newTracer(docs, kpatch.ApplyOptions{}, nil).trace(files); len(r[0].Files) != n {
 					b.Fatalf("%d objects", len(r))
 				}
 			}

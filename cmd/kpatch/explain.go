@@ -65,6 +65,7 @@ or a patch file does not compile (reported on stderr, nothing printed), and
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects without metadata.namespace when matching namespace/ targets")
 	o.vars.register(f)
 	o.registry.register(f)
+	o.request.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -108,7 +109,8 @@ func (o *explainOptions) run(s streams) error {
 		return err
 	}
 	report := &explain.Report{}
-	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}).trace(files) {
+	req, _ := o.request.request() // validated
+	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req).trace(files) {
 		report.Objects = append(report.Objects, r.ObjectReport)
 	}
 	return explain.Write(s.out, report, o.output)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	admissionv1 "k8s.io/api/admission/v1"
+
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
@@ -15,6 +17,7 @@ const (
 	resultFailed    = apply.Failed    // the file failed on the object and left it as it was
 	resultUnmatched = apply.Unmatched // no section's target matches the object
 	resultDisabled  = apply.Disabled  // the file's enabled: metadata is false
+	resultUnmet     = apply.Unmet     // the file's conditions leave it out of the object
 )
 
 // tracer follows the objects of the input through the files: it runs the
@@ -22,14 +25,15 @@ const (
 // did to each object.
 type tracer struct {
 	opts    kpatch.ApplyOptions
+	req     *admissionv1.AdmissionRequest
 	docs    []*document
 	reports []*objectReport
 }
 
 // newTracer follows the objects of the documents: each object, or each
 // item of a List, in input order.
-func newTracer(docs []*document, opts kpatch.ApplyOptions) *tracer {
-	return &tracer{opts: opts, docs: docs}
+func newTracer(docs []*document, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest) *tracer {
+	return &tracer{opts: opts, req: req, docs: docs}
 }
 
 // trace runs every file in order and returns the reports of the objects.
@@ -58,7 +62,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
+	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
@@ -92,6 +96,11 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 	case apply.Unmatched:
 		o.add(ord.report(resultUnmatched))
 		return
+	case apply.Unmet:
+		rep := ord.report(resultUnmet)
+		rep.Conditions = conditionsOf(r)
+		o.add(rep)
+		return
 	case apply.Disabled:
 		rep := ord.report(resultDisabled)
 		rep.Reason = r.Err.Error()
@@ -99,6 +108,7 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 		return
 	case apply.Failed:
 		rep := ord.report(resultFailed)
+		rep.Conditions = conditionsOf(r)
 		for _, e := range errorsOf(r.Err) {
 			rep.Errors = append(rep.Errors, e.Error())
 		}
@@ -106,6 +116,10 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 		return
 	}
 	rep := ord.report(resultUnchanged)
+	rep.Conditions = conditionsOf(r)
+	for _, e := range errorsOf(r.Err) {
+		rep.Errors = append(rep.Errors, e.Error()) // a section's condition that fails
+	}
 	changes, err := diffObjects(r.Ref.String(), before, after, nil)
 	if err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -126,7 +140,11 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 // them.
 func missingRequired(o *objectReport, run *apply.ObjectRun) {
 	for _, fr := range run.Files {
-		pf, ok := fr.File.(apply.PatchFile)
+		file := fr.File
+		if fr.Conditions != nil && fr.Conditions.Applied != nil {
+			file = fr.Conditions.Applied // without the sections its conditions left out
+		}
+		pf, ok := file.(apply.PatchFile)
 		if !ok || fr.Result == apply.Failed || fr.Err != nil {
 			continue
 		}
@@ -147,4 +165,16 @@ func errorsOf(err error) []error {
 		return list
 	}
 	return []error{err}
+}
+
+// conditionsOf says what each condition of the file gave on the object.
+func conditionsOf(r apply.FileRun) []string {
+	if r.Conditions == nil {
+		return nil
+	}
+	out := make([]string, 0, len(r.Conditions.Runs))
+	for _, c := range r.Conditions.Runs {
+		out = append(out, conditionText(c))
+	}
+	return out
 }

@@ -198,9 +198,9 @@ func (r *lintRun) lint(found *findings) error {
 	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
 	found.ReportOverwritten(files.patches(), m.Objects(), r.namespace)
 	applied := &findings{} // the files' failures on the objects are apply's to report
-	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, applied)
+	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, applied)
 	n := len(applied.List)
-	applied.ReportRequired(files.patches(), m.Objects(), r.namespace)
+	reportRequired(runs, applied)
 	for _, f := range applied.List[n:] {
 		found.error(f.Err)
 	}

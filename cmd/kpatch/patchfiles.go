@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	admissionv1 "k8s.io/api/admission/v1"
+
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -126,13 +128,16 @@ func (f patchFile) file() apply.File {
 
 // run applies the files to the objects of the documents through the apply
 // loop (apply.Run), as one stream: the objects, and the items of Lists,
-// in input order. A replacements file runs over all of them at once.
+// in input order. A replacements file runs over all of them at once. The
+// conditions read opts.Admission.Request (nil: a CREATE by an unnamed
+// user) and the Namespaces among the objects (admissionOf).
 func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
 	var objs []map[string]any
 	for _, d := range docs {
 		objs = append(objs, d.items()...)
 	}
 	opts.Stream = true
+	opts.Admission = admissionOf(objs, opts.Admission.Request)
 	runs, _ := apply.Run(context.Background(), objs, fs.files(), opts) // never cancelled
 	return objs, runs
 }
@@ -142,9 +147,10 @@ func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]an
 // order the files meet the objects: a run of patch files on each object
 // in turn, then a replacements file once. A file that fails on an object
 // leaves it untouched, a replacements file that fails leaves every object
-// untouched.
-func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findings) {
-	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts})
+// untouched. req is the request conditions read (nil: a CREATE by an
+// unnamed user). It returns what the files did to each object.
+func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, found *findings) []*apply.ObjectRun {
+	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
 		for _, f := range fs {
@@ -154,7 +160,7 @@ func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findin
 				}
 			}
 		}
-		return
+		return runs
 	}
 	reportFailures(runs, found)
 	reportWouldApply(runs, found)
@@ -167,6 +173,7 @@ func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findin
 		d.setItems(out[:n])
 		out = out[n:]
 	}
+	return runs
 }
 
 // reportFailures reports the failures of the files on the objects:
@@ -187,7 +194,7 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 				switch {
 				case fr.Result == apply.Failed && fr.Audit:
 					found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
-				case fr.Result == apply.Failed:
+				case fr.Result == apply.Failed || fr.Err != nil: // a section's condition that fails
 					found.error(fr.Err)
 				}
 			}

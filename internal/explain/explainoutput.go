@@ -38,6 +38,7 @@ var resultNotes = map[string]string{
 	Unchanged:  " (matched; every value was already there)",
 	Unmatched:  " (no section's target matches the object)",
 	WouldPatch: " (audit mode: the object is left as it was)",
+	Unmet:      " (its conditions leave it out of the object)",
 }
 
 // writeExplainText prints one block per object: a line naming it, then a
@@ -61,6 +62,9 @@ func writeExplainText(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "  %d. %s%s: %s%s\n", f.Position, orderText(f), f.File, f.Result, note)
 			if f.Description != "" && f.Result != Unmatched {
 				fmt.Fprintf(bw, "       # %s\n", f.Description)
+			}
+			for _, c := range f.Conditions {
+				fmt.Fprintf(bw, "       %s\n", c)
 			}
 			for _, c := range f.Changes {
 				fmt.Fprintf(bw, "       %s\n", changeText(c))

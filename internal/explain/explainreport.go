@@ -30,6 +30,7 @@ const (
 	// object; its changes are those it would have made, the object is
 	// left as it was.
 	WouldPatch = "would-patch"
+	Unmet      = "unmet" // the file's conditions (# kpatch:when:) leave it out of the object
 )
 
 // ObjectReport is what the files did to one object, file by file in the
@@ -82,9 +83,12 @@ type FileReport struct {
 	Result      string `json:"result" yaml:"result"`
 	// Reason says why a disabled file does not apply: its enabled: and
 	// the value it has ("enabled: ${features.canary} is false").
-	Reason  string         `json:"reason,omitempty" yaml:"reason,omitempty"`
-	Changes []*FieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
-	Errors  []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
+	Reason string `json:"reason,omitempty" yaml:"reason,omitempty"`
+	// Conditions say what each condition (# kpatch:when:) of the file
+	// gave on the object: held, did not hold, or its error.
+	Conditions []string       `json:"conditions,omitempty" yaml:"conditions,omitempty"`
+	Changes    []*FieldChange `json:"changes,omitempty" yaml:"changes,omitempty"`
+	Errors     []string       `json:"errors,omitempty" yaml:"errors,omitempty"`
 }
 
 // FileOrder is where a file stands in the order the files apply: what

@@ -60,6 +60,12 @@ type Handler struct {
 	AnnotateApplied bool
 	// Events, if set, records an Event per object files changed.
 	Events *PatchEvents
+	// ConditionBudget is the CEL cost that the conditions (# kpatch:when:)
+	// of one object may spend together, each run of the files; past it
+	// the files whose conditions are left are left out, with a warning.
+	// 0 is condition.RequestBudget, the API server's budget of one
+	// admission policy.
+	ConditionBudget uint64
 }
 
 // DefaultBudget is the work one file may do on one object: a million
@@ -134,6 +140,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
 	bound, leftOut := h.bindValues(reg, files, req, obj)
+	opts.Admission = h.admission(req, maps, bound)
 	// debug level only (trace.go)
 	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
 	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)

@@ -36,7 +36,10 @@ type File interface {
 	// object's budget, and sets the result (o.Set) unless the file failed,
 	// which leaves the object as it was. The result says what the file
 	// did; err says why it failed, or, with Patched or Unchanged, what it
-	// left out (a replacement whose source is missing).
+	// left out (a replacement whose source is missing, a section whose
+	// condition could not be evaluated). A file with conditions
+	// evaluates them with o.Eval, and says Unmet when they leave it out
+	// of the object.
 	Apply(o *Object) (result string, err error)
 	// Required returns the problems the file finds in obj once every file
 	// has applied to it, ref being the object as the file matched it: the
@@ -71,6 +74,11 @@ const (
 	// WouldPatch is a file in audit mode that would have changed the
 	// object: it was evaluated on it, and the object left as it was.
 	WouldPatch = "would-patch"
+	// Unmet is a file whose condition (# kpatch:when:) does not hold on
+	// the object, or all of whose sections that target the object have
+	// conditions that do not hold: it does not apply there, as if it did
+	// not target the object (reported to an Observer only).
+	Unmet = "unmet"
 )
 
 // Auditor is a File that may be in audit mode (`# kpatch:mode: audit`):

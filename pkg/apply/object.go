@@ -27,11 +27,22 @@ type Object struct {
 	// wouldBe is what the last file in audit mode would have made of
 	// the object (WouldPatch), for the Observer.
 	wouldBe map[string]any
+	// in is the object as it entered the loop: what conditions read.
+	in  map[string]any
+	adm Admission
+	// cond are the variables of conditions, made on first use.
+	cond *conditions
+	// observed says that an Observer is told the conditions' results.
+	observed bool
+	// file is what the conditions of the file being applied did, when an
+	// Observer reads it or they left sections out.
+	file *Conditions
 }
 
 // init starts the object obj of a run with opts, whose sources are src.
 func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, src *sources) {
 	o.ctx, o.opts, o.src, o.cur = ctx, opts.ApplyOptions, src, obj
+	o.in, o.adm, o.observed = obj, opts.Admission, opts.Observer != nil
 	o.first = kpatch.RefOf(obj, opts.Namespace)
 	o.ref = &o.first
 	o.opts.Identity = o.ref
@@ -116,6 +127,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 		return FileRun{}, false
 	}
 	before := o.Current()
+	o.file = nil
 	result, err := f.Apply(o)
 	if result == Patched && opts.Check != nil {
 		if cerr := opts.Check(f, before, o.Current()); cerr != nil {
@@ -123,7 +135,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 			result, err = Failed, cerr
 		}
 	}
-	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Audit: IsAudit(f)}
+	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Audit: IsAudit(f), Conditions: o.file}
 	after := o.Current()
 	if result == WouldPatch {
 		after, o.wouldBe = o.wouldBe, nil
@@ -131,7 +143,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 	if opts.Observer != nil {
 		opts.Observer.Observe(object, fr, before, after)
 	}
-	return fr, true
+	return fr, result != Unmet
 }
 
 // sources are the objects the files of a run read beside the objects

@@ -65,15 +65,47 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 func (f PatchFile) Audit() bool { return f.Patch.Audit() }
 
 // Apply applies the patch, atomically: a patch that fails, runs out of
-// its budget or panics (a *PanicError) leaves the object as it was. A
-// patch in audit mode is applied to a copy, and the object left as it
-// was: WouldPatch when the copy differs.
+// its budget or panics (a *PanicError) leaves the object as it was. Its
+// conditions decide first: the file's own leaves the whole file out
+// (Unmet), a section's that section; one that cannot be evaluated counts
+// as not holding, with its error (the file then Failed, or, for a
+// section, Patched or Unchanged with the error). A patch in audit mode is
+// applied to a copy, and the object left as it was: WouldPatch when the
+// copy differs.
 func (f PatchFile) Apply(o *Object) (string, error) {
+	p := f.Patch
+	var cerrs kpatch.ErrorList
+	if conds := p.Conditions(); conds != nil {
+		if p, cerrs = conditioned(o, p, conds); p == nil && cerrs != nil {
+			return Failed, cerrs
+		}
+		if p == nil || cerrs == nil && !p.AppliesTo(o.ref) {
+			return Unmet, nil
+		}
+	}
+	if p != f.Patch {
+		if o.file == nil {
+			o.file = &Conditions{}
+		}
+		o.file.Applied = PatchFile{p}
+	}
+	result, err := f.apply(o, p)
+	if cerrs != nil {
+		if err != nil {
+			cerrs = append(cerrs, errorsOf(err)...)
+		}
+		err = cerrs
+	}
+	return result, err
+}
+
+// apply applies p, the patch with its sections whose conditions hold.
+func (f PatchFile) apply(o *Object, p *kpatch.Patch) (string, error) {
 	if f.Patch.Audit() {
-		return f.audit(o)
+		return f.audit(o, p)
 	}
 	if o.shared {
-		changed, err := o.seq.Apply(f.Patch)
+		changed, err := o.seq.Apply(p)
 		switch {
 		case err != nil:
 			return Failed, f.panicked(err)
@@ -83,7 +115,7 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 		return Unchanged, nil
 	}
 	cur := o.cur
-	out, err := f.applyCopy(o, cur)
+	out, err := f.applyCopy(o, cur, p)
 	switch {
 	case err != nil:
 		return Failed, err
@@ -94,12 +126,12 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 	return Patched, nil
 }
 
-// audit evaluates the patch on a copy of what it changes: the object, and
-// the copies the files before it share, stay as they are. The copy is
-// what the Observer is told the file would have made of the object.
-func (f PatchFile) audit(o *Object) (string, error) {
+// audit evaluates p on a copy of what it changes: the object, and the
+// copies the files before it share, stay as they are. The copy is what
+// the Observer is told the file would have made of the object.
+func (f PatchFile) audit(o *Object, p *kpatch.Patch) (string, error) {
 	cur := o.Current()
-	out, err := f.applyCopy(o, cur)
+	out, err := f.applyCopy(o, cur, p)
 	switch {
 	case err != nil:
 		return Failed, err
@@ -110,15 +142,24 @@ func (f PatchFile) audit(o *Object) (string, error) {
 	return WouldPatch, nil
 }
 
-// applyCopy applies the patch to a copy of what it changes in cur,
-// turning a panic into a *PanicError.
-func (f PatchFile) applyCopy(o *Object, cur map[string]any) (out map[string]any, err error) {
+// errorsOf returns the errors of an ErrorList one by one, or err alone.
+func errorsOf(err error) []error {
+	var list kpatch.ErrorList
+	if errors.As(err, &list) {
+		return list
+	}
+	return []error{err}
+}
+
+// applyCopy applies p to a copy of what it changes in cur, turning a
+// panic into a *PanicError.
+func (f PatchFile) applyCopy(o *Object, cur map[string]any, p *kpatch.Patch) (out map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = cur, &PanicError{File: f.Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	out, err = kpatch.ApplyContext(o.ctx, cur, []*kpatch.Patch{f.Patch}, o.opts)
+	out, err = kpatch.ApplyContext(o.ctx, cur, []*kpatch.Patch{p}, o.opts)
 	return out, f.panicked(err)
 }
 

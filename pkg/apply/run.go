@@ -22,6 +22,10 @@ type Options struct {
 	Check func(f File, before, after map[string]any) error
 	// Observer, if set, is told what each file did to each object.
 	Observer Observer
+	// Admission is what the files' conditions read beside the object:
+	// the request, the old object, the Namespace, and the cost the
+	// conditions of one object may spend together.
+	Admission Admission
 	// Stream says that the objects are one stream, as kustomize build
 	// reads its resources: a Batch file applies to all of them at once
 	// and reads its sources among them, and the files after it match the
@@ -61,7 +65,7 @@ var _ Observer = ObserverFunc(nil)
 type FileRun struct {
 	File File
 	// Result is Patched, Unchanged, Failed or, for a file in audit mode,
-	// WouldPatch; an Observer is also told Unmatched and Disabled.
+	// WouldPatch; an Observer is also told Unmatched, Unmet and Disabled.
 	Result string
 	// Audit says that the file is in audit mode (Auditor): whatever its
 	// result, it left the object as it was, and its problems are no
@@ -75,6 +79,17 @@ type FileRun struct {
 	Shared bool
 	// Ref is the object as the file matched it.
 	Ref *kpatch.ObjectRef
+	// Conditions, when set, are what the file's conditions did on the
+	// object.
+	Conditions *Conditions
+}
+
+// applied is the file as it applied to the object.
+func (r *FileRun) applied() File {
+	if r.Conditions != nil && r.Conditions.Applied != nil {
+		return r.Conditions.Applied
+	}
+	return r.File
 }
 
 // ObjectRun is what the files did to one object.
@@ -150,7 +165,7 @@ func (r *ObjectRun) Required() []error {
 		if f.Result == Failed || f.Err != nil || f.Audit {
 			continue
 		}
-		out = append(out, f.File.Required(r.Out, f.Ref)...)
+		out = append(out, f.applied().Required(r.Out, f.Ref)...)
 	}
 	return out
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -28,9 +30,21 @@ const (
 	PodMetadataVar = "podMetadata"
 )
 
-// ErrCostExceeded is the cause of an evaluation that ran out of its
-// per-call cost limit or of the request's Budget.
-var ErrCostExceeded = errors.New("CEL cost limit exceeded")
+// The sentinel causes of a condition's errors; test for them with
+// errors.Is.
+var (
+	// ErrCostExceeded is the cause of an evaluation that ran out of its
+	// per-call cost limit or of the request's Budget.
+	ErrCostExceeded = errors.New("CEL cost limit exceeded")
+	// ErrInvalid is the cause of every compile error (*Error): a syntax
+	// error, an undeclared variable, a wrong type, an expression that is
+	// not boolean.
+	ErrInvalid = errors.New("invalid condition")
+	// ErrEvaluation is the cause of an evaluation that failed on an
+	// object (a key the object does not have, a wrong type) without
+	// running out of cost.
+	ErrEvaluation = errors.New("condition failed")
+)
 
 // Options say which variables a condition may read.
 type Options struct {
@@ -44,6 +58,10 @@ type Options struct {
 type Condition struct {
 	expr    string
 	program cel.Program
+	// params are the fields of params the expression reads; wholeParams
+	// says that it reads params otherwise.
+	params      []string
+	wholeParams bool
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -56,6 +74,9 @@ type Error struct {
 func (e *Error) Error() string {
 	return fmt.Sprintf("%d:%d: %s", e.Line, e.Column, e.Msg)
 }
+
+// Unwrap returns ErrInvalid.
+func (e *Error) Unwrap() error { return ErrInvalid }
 
 // accessor is what the API server's compiler reads of an expression.
 type accessor string
@@ -95,7 +116,9 @@ func Compile(expr string, opts Options) (*Condition, error) {
 	if res.Error != nil {
 		return nil, compileError(expr, res.Error)
 	}
-	return &Condition{expr: expr, program: res.Program}, nil
+	cond := &Condition{expr: expr, program: res.Program}
+	cond.params, cond.wholeParams = params(expr)
+	return cond, nil
 }
 
 // compileError turns the compiler's error into an *Error at the position
@@ -107,7 +130,10 @@ func compileError(expr string, err *apiservercel.Error) error {
 		first := ce.Issues.Errors()[0]
 		loc := first.Location
 		out.Line, out.Column = loc.Line(), loc.Column()+1
-		out.Msg = first.Message
+		out.Msg = strings.TrimSuffix(first.Message, " (in container '')")
+		if strings.HasPrefix(out.Msg, "undeclared reference to '"+PodSpecVar+"'") || strings.HasPrefix(out.Msg, "undeclared reference to '"+PodMetadataVar+"'") {
+			out.Msg += ": podSpec and podMetadata are the variables of @workload files"
+		}
 		if n := len(ce.Issues.Errors()); n > 1 {
 			out.Msg += fmt.Sprintf(" (and %d more)", n-1)
 		}
@@ -122,12 +148,32 @@ func (c *Condition) String() string { return c.expr }
 
 // Eval evaluates the condition over vars, charging its cost to budget
 // (nil: only the per-call limit). An evaluation error (a missing field
-// read without has(), a wrong type, the cost limit) is returned with the
-// expression; the caller decides what the file then does.
+// read without has(), a wrong type: ErrEvaluation; the cost limit:
+// ErrCostExceeded) is returned without the expression, which the caller
+// places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
-	val, details, err := c.program.ContextEval(ctx, vars)
+	if budget != nil && budget.exceeded() {
+		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrCostExceeded, budget.limit, budget.spent)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+	}
+	var (
+		val     ref.Val
+		details *cel.EvalDetails
+		err     error
+	)
+	if ctx.Done() != nil {
+		// a request's deadline stops a long evaluation (one that reaches
+		// the per-call limit takes a large part of a second)
+		val, details, err = c.program.ContextEval(ctx, vars)
+	} else {
+		// nothing to stop it but the cost limit: without the context's
+		// three allocations
+		val, details, err = c.program.Eval(vars)
+	}
 	if vars.err != nil {
-		return false, fmt.Errorf("condition %q: %w", c.expr, vars.err)
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}
 	if details != nil && budget != nil {
 		if cost := details.ActualCost(); cost != nil {
@@ -136,16 +182,16 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	}
 	if err != nil {
 		if isCostError(err) {
-			return false, fmt.Errorf("condition %q: %w (per call %d)", c.expr, ErrCostExceeded, celconfig.PerCallLimit)
+			return false, fmt.Errorf("%w (per call %d)", ErrCostExceeded, celconfig.PerCallLimit)
 		}
-		return false, fmt.Errorf("condition %q: %w", c.expr, err)
+		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("condition %q: %w (per request %d)", c.expr, ErrCostExceeded, budget.limit)
+		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrCostExceeded, budget.limit, budget.spent)
 	}
 	b, ok := val.(types.Bool)
 	if !ok {
-		return false, fmt.Errorf("condition %q: evaluated to %s, not a bool", c.expr, val.Type())
+		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
 	}
 	return bool(b), nil
 }

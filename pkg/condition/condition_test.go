@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func deployment(replicas int64, labels map[string]any) map[string]any {
@@ -45,6 +46,7 @@ func TestConditionsReadTheAdmissionVariables(t *testing.T) {
 		"metadata": map[string]any{"name": "shop", "labels": map[string]any{"tier": "gold"}}}
 	controller := &admissionv1.AdmissionRequest{Operation: admissionv1.Update,
 		UserInfo: authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:deployment-controller"}}
+	dryRun := true
 	cases := []struct {
 		expr string
 		in   Input
@@ -62,6 +64,10 @@ func TestConditionsReadTheAdmissionVariables(t *testing.T) {
 		{"oldObject == null", Input{Object: deployment(1, nil)}, true},
 		{"params.tier == 'gold'", Input{Object: deployment(1, nil), Params: map[string]any{"tier": "gold"}}, true},
 		{"request.kind.kind == 'Deployment' && request.namespace == 'shop'", Input{Object: deployment(1, nil)}, true},
+		{"request.dryRun == false && !has(request.userInfo.groups) && request.userInfo.username == ''", Input{Object: deployment(1, nil)}, true},
+		{"'system:masters' in request.userInfo.groups && request.userInfo.extra['scopes'][0] == 'x' && request.dryRun && request.options.fieldManager == 'kubectl'", Input{Object: deployment(1, nil), Request: &admissionv1.AdmissionRequest{
+			Operation: admissionv1.Create, DryRun: &dryRun, Options: runtime.RawExtension{Raw: []byte(`{"fieldManager":"kubectl"}`)},
+			UserInfo: authenticationv1.UserInfo{Username: "admin", Groups: []string{"system:masters"}, Extra: map[string]authenticationv1.ExtraValue{"scopes": {"x"}}}}}, true},
 		{"object.spec.template.spec.containers.exists(c, c.image.startsWith('nginx'))", Input{Object: deployment(1, nil)}, true},
 	}
 	for _, tc := range cases {
@@ -182,4 +188,54 @@ func BenchmarkConditionEval(b *testing.B) {
 			}
 		})
 	}
+}
+
+func TestParamsAreTheFieldsRead(t *testing.T) {
+	cases := []struct {
+		expr  string
+		names string
+		whole bool
+	}{
+		{"object.spec.replicas > 2", "", false},
+		{"params.tier == 'gold' && has(params.team) && params['zone'] != '' && params.tier != ''", "team tier zone", false},
+		{"params.limits.cpu > 1", "limits", false},
+		{"params == null", "", true},
+		{"params[object.metadata.name] == 'x'", "", true},
+	}
+	for _, tc := range cases {
+		c := mustCompile(t, tc.expr, Options{})
+		names, whole := c.Params()
+		if strings.Join(names, " ") != tc.names || whole != tc.whole {
+			t.Errorf("%s: Params = %v, %v; want %q, %v", tc.expr, names, whole, tc.names, tc.whole)
+		}
+	}
+}
+
+// TestDeadlineStopsAnEvaluation: a request's context that ends stops an
+// evaluation before the cost limit does.
+func TestDeadlineStopsAnEvaluation(t *testing.T) {
+	expr := "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
+	c := mustCompile(t, expr, Options{})
+	_, err := c.Eval(&endingContext{Context: context.Background()}, NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
+	if err == nil || errors.Is(err, ErrCostExceeded) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("Eval = %v, want an interruption by the context", err)
+	}
+}
+
+// endingContext ends as soon as an evaluation starts: its first Err is
+// nil (Eval's check before evaluating), the next ones Canceled.
+type endingContext struct {
+	context.Context
+	errs int
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *endingContext) Done() <-chan struct{} { return closed }
+
+func (c *endingContext) Err() error {
+	if c.errs++; c.errs == 1 {
+		return nil
+	}
+	return context.Canceled
 }

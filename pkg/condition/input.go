@@ -1,11 +1,13 @@
 package condition
 
 import (
+	"encoding/json"
 	"fmt"
 
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -16,13 +18,15 @@ import (
 // slices, strings, bools, int64, float64, nil), the request, and the
 // bound values of the file.
 type Input struct {
-	// Object is the object being admitted, after the files before this
-	// one applied; OldObject the stored object of an UPDATE (nil on
-	// CREATE).
+	// Object is the object being admitted, as the request gives it,
+	// before any file applied; OldObject the stored object of an UPDATE
+	// (nil on CREATE).
 	Object, OldObject map[string]any
 	// Namespace is the object's Namespace (nil for cluster-scoped
-	// objects, or when it is not known).
-	Namespace map[string]any
+	// objects, or when it is not known); TypedNamespace the same, typed,
+	// read instead when set (the webhook's cache holds it so).
+	Namespace      map[string]any
+	TypedNamespace *corev1.Namespace
 	// Request is the admission request; its objects are not read (object
 	// and oldObject are the variables for them).
 	Request *admissionv1.AdmissionRequest
@@ -36,10 +40,18 @@ type Input struct {
 // OfflineRequest is the request a condition sees offline (kpatch apply
 // and test): a CREATE of obj by an unnamed user, not a dry run.
 func OfflineRequest(obj map[string]any) *admissionv1.AdmissionRequest {
-	req := &admissionv1.AdmissionRequest{
-		Operation: admissionv1.Create,
-		UserInfo:  authenticationv1.UserInfo{},
+	return RequestFor(nil, obj, "")
+}
+
+// RequestFor is the request of obj offline: a copy of template (nil: a
+// CREATE by an unnamed user, not a dry run) with obj's kind, name and
+// namespace (namespace when obj has none).
+func RequestFor(template *admissionv1.AdmissionRequest, obj map[string]any, namespace string) *admissionv1.AdmissionRequest {
+	req := &admissionv1.AdmissionRequest{Operation: admissionv1.Create}
+	if template != nil {
+		*req = *template
 	}
+	req.Namespace = namespace
 	if obj == nil {
 		return req
 	}
@@ -49,7 +61,9 @@ func OfflineRequest(obj map[string]any) *admissionv1.AdmissionRequest {
 	req.Kind.Group, req.Kind.Version, req.Kind.Kind = gv[0], gv[1], kind
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		req.Name, _ = meta["name"].(string)
-		req.Namespace, _ = meta["namespace"].(string)
+		if ns, _ := meta["namespace"].(string); ns != "" {
+			req.Namespace = ns
+		}
 	}
 	return req
 }
@@ -71,14 +85,17 @@ type Vars struct {
 	in        *Input
 	request   any
 	namespace any
-	converted uint8 // bits: 1 request, 2 namespace
+	// objects are object, oldObject, podSpec and podMetadata as CEL
+	// values, wrapped once instead of at each evaluation.
+	objects   [4]ref.Val
+	converted uint8 // bits: 1 request, 2 namespace, 4 << i objects[i]
 	err       error
 }
 
 var _ interpreter.Activation = (*Vars)(nil)
 
 // NewVars returns the variables of in; in must not change while they are
-// in use.
+// in use, but for Params, which is read at each evaluation.
 func NewVars(in *Input) *Vars { return &Vars{in: in} }
 
 // ResolveName returns the variable name, for the CEL interpreter.
@@ -86,15 +103,15 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 	in := v.in
 	switch name {
 	case plugincel.ObjectVarName:
-		return jsonOrNull(in.Object), true
+		return v.object(0, in.Object), true
 	case plugincel.OldObjectVarName:
-		return jsonOrNull(in.OldObject), true
+		return v.object(1, in.OldObject), true
 	case plugincel.ParamsVarName:
 		return jsonOrNull(in.Params), true
 	case PodSpecVar:
-		return jsonOrNull(in.PodSpec), true
+		return v.object(2, in.PodSpec), true
 	case PodMetadataVar:
-		return jsonOrNull(in.PodMetadata), true
+		return v.object(3, in.PodMetadata), true
 	case plugincel.RequestVarName:
 		if v.converted&1 == 0 {
 			req := in.Request
@@ -107,12 +124,29 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 		return v.request, true
 	case plugincel.NamespaceVarName:
 		if v.converted&2 == 0 {
-			v.namespace, v.err = namespaceValue(in.Namespace)
+			if in.TypedNamespace != nil {
+				v.namespace = common.SchemalessTypedToVal(plugincel.CreateNamespaceObject(in.TypedNamespace))
+			} else {
+				v.namespace, v.err = namespaceValue(in.Namespace)
+			}
 			v.converted |= 2
 		}
 		return v.namespace, true
 	}
 	return nil, false
+}
+
+// object returns m as the i-th of objects, wrapped on first use; CEL's
+// null for a nil map.
+func (v *Vars) object(i int, m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	if bit := uint8(4) << i; v.converted&bit == 0 {
+		v.objects[i] = types.DefaultTypeAdapter.NativeToValue(m)
+		v.converted |= bit
+	}
+	return v.objects[i]
 }
 
 // Parent is nil: Vars are the only activation.
@@ -140,25 +174,66 @@ func namespaceValue(m map[string]any) (any, error) {
 }
 
 // requestValue is the request as conditions read it: the admission
-// request's JSON without its objects, where userInfo.username is always
-// present (empty for the unnamed user of the CLI), so that a condition
-// on the caller's name reads "" instead of failing.
+// request's JSON without its objects, built field by field (a reflective
+// conversion costs a hundred allocations), where userInfo.username is
+// always present (empty for the unnamed user of the CLI), so that a
+// condition on the caller's name reads "" instead of failing, and dryRun
+// too (false unless set), as the API server gives it to its policies.
 func requestValue(req *admissionv1.AdmissionRequest) (any, error) {
-	r := *req
-	r.Object, r.OldObject = runtime.RawExtension{}, runtime.RawExtension{}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&r)
-	if err != nil {
-		return nil, fmt.Errorf("request: %w", err)
+	user := map[string]any{"username": req.UserInfo.Username}
+	if req.UserInfo.UID != "" {
+		user["uid"] = req.UserInfo.UID
 	}
-	delete(m, "object")
-	delete(m, "oldObject")
-	user, _ := m["userInfo"].(map[string]any)
-	if user == nil {
-		user = map[string]any{}
-		m["userInfo"] = user
+	if len(req.UserInfo.Groups) > 0 {
+		user["groups"] = texts(req.UserInfo.Groups)
 	}
-	if _, ok := user["username"]; !ok {
-		user["username"] = ""
+	if len(req.UserInfo.Extra) > 0 {
+		extra := make(map[string]any, len(req.UserInfo.Extra))
+		for k, v := range req.UserInfo.Extra {
+			extra[k] = texts(v)
+		}
+		user["extra"] = extra
+	}
+	m := map[string]any{
+		"uid":       string(req.UID),
+		"kind":      map[string]any{"group": req.Kind.Group, "version": req.Kind.Version, "kind": req.Kind.Kind},
+		"resource":  map[string]any{"group": req.Resource.Group, "version": req.Resource.Version, "resource": req.Resource.Resource},
+		"operation": string(req.Operation),
+		"userInfo":  user,
+		"dryRun":    req.DryRun != nil && *req.DryRun,
+	}
+	if req.RequestKind != nil {
+		m["requestKind"] = map[string]any{"group": req.RequestKind.Group, "version": req.RequestKind.Version, "kind": req.RequestKind.Kind}
+	}
+	if req.RequestResource != nil {
+		m["requestResource"] = map[string]any{"group": req.RequestResource.Group, "version": req.RequestResource.Version, "resource": req.RequestResource.Resource}
+	}
+	setText(m, "subResource", req.SubResource)
+	setText(m, "requestSubResource", req.RequestSubResource)
+	setText(m, "name", req.Name)
+	setText(m, "namespace", req.Namespace)
+	if len(req.Options.Raw) > 0 {
+		var opts any
+		if err := json.Unmarshal(req.Options.Raw, &opts); err != nil {
+			return nil, fmt.Errorf("request.options: %w", err)
+		}
+		m["options"] = opts
 	}
 	return m, nil
+}
+
+// texts is a list of texts as CEL reads JSON.
+func texts(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// setText sets m[key] to a text that is not empty (omitempty in JSON).
+func setText(m map[string]any, key, text string) {
+	if text != "" {
+		m[key] = text
+	}
 }

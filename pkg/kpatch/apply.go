@@ -143,8 +143,8 @@ func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList
 	mark, images, before := len(a.undo), len(a.images), len(errs)
 	a.expanded = expansion{}
 	a.meter.checkContext()
-	for _, s := range p.sections {
-		if !s.target.Matches(ref) {
+	for i, s := range p.sections {
+		if !s.target.Matches(ref) || p.left(i) {
 			continue
 		}
 		if a.meter.spent != nil {

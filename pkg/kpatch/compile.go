@@ -17,6 +17,8 @@ type Patch struct {
 	vars     *Variables
 	lazy     *lazyFacts // shared by the patch's bindings
 	size     int        // see Size
+	conds    []*Condition
+	leave    []bool // the sections left out (Without)
 }
 
 // lazyFacts are what a compiled patch computes on first use.
@@ -104,7 +106,12 @@ func Compile(f *File) (*Patch, error) {
 		p.addKind(&s.Target)
 		p.sections = append(p.sections, compileSection(s))
 	}
-	if errs := p.problems(); len(errs) > 0 {
+	errs := p.problems()
+	if cerrs := p.compileConditions(f, len(f.Merges)); len(cerrs) > 0 {
+		errs = append(errs, cerrs...)
+		sortErrors(errs)
+	}
+	if len(errs) > 0 {
 		return nil, errs
 	}
 	p.size = compiledSize(p)

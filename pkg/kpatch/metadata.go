@@ -38,6 +38,9 @@ type Metadata struct {
 	Description string
 	// Layer is the layer the file gives itself (docs/layers.md).
 	Layer FileLayer
+	// When, when set, is the condition of the whole file: a CEL
+	// expression over the admitted object and its request.
+	When *When
 }
 
 // MetaValue is a metadata value that may hold variables, and where it is

@@ -30,13 +30,15 @@ var metaFields = map[string]metaField{
 	"conflicts":   {text: namesText(func(m *Metadata) *[]FileName { return &m.Conflicts }), node: namesNode(func(m *Metadata) *[]FileName { return &m.Conflicts })},
 	"description": {text: descriptionText, node: descriptionNode},
 	"layer":       {text: layerText, node: layerNode},
+	WhenKey:       {text: whenText, node: whenNode},
 }
 
 // metaKeys lists the metadata keys for messages.
 func metaKeys() string { return strings.Join(slices.Sorted(maps.Keys(metaFields)), ", ") }
 
 // comment reads a comment line of a .kpatch file: a metadata line
-// (`# kpatch:` and a letter) before the first header, else nothing.
+// (`# kpatch:` and a letter) before the first header, or a section's
+// `# kpatch:when:` after its header, else nothing.
 func (p *lineParser) comment(lineNo int, body string, col int) {
 	rest := strings.TrimLeft(body[1:], " \t")
 	after, ok := strings.CutPrefix(rest, MetadataPrefix)
@@ -45,6 +47,9 @@ func (p *lineParser) comment(lineNo int, body string, col int) {
 	}
 	keyCol := col + len(body) - len(after)
 	if p.seenHeader {
+		if p.sectionWhen(lineNo, after, keyCol) {
+			return
+		}
 		p.report(lineNo, errorAt(col, ErrSyntax, "file metadata (# %s...) goes before the first header", MetadataPrefix))
 		return
 	}

@@ -25,6 +25,9 @@ type Section struct {
 	Line    int
 	Col     int
 	Entries []*Entry
+	// When, when set, is the section's condition: a `# kpatch:when:`
+	// line between its header and its first entry.
+	When *When
 
 	targetPos Position // where the target's kind is written (file unset)
 }

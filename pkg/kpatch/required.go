@@ -98,8 +98,8 @@ type MissingField struct {
 // item it selects; a selector that matches no item reaches nothing.
 func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField {
 	var out []MissingField
-	for _, s := range p.sections {
-		if len(s.required) == 0 || !s.target.Matches(ref) {
+	for i, s := range p.sections {
+		if len(s.required) == 0 || !s.target.Matches(ref) || p.left(i) {
 			continue
 		}
 		for _, op := range s.required {

@@ -142,7 +142,7 @@ func missingOnly(err error, pv *parsedValues) error {
 // nor built-ins: it is the same on every object.
 func (pv *parsedValues) bind(p *kpatch.Patch) (*kpatch.Patch, *fileValues, error) {
 	refs := p.File().References()
-	fv := newFileValues(pv, refs)
+	fv := newFileValues(pv, refs, conditionParams(p, pv.schema))
 	if pv.schema != nil {
 		if err := undeclared(pv.schema, refs); err != nil {
 			return nil, nil, err

@@ -35,11 +35,11 @@ type fileValues struct {
 	incomplete bool
 }
 
-// newFileValues returns how the file of refs depends on the object; nil
-// when it does not.
-func newFileValues(pv *parsedValues, refs []kpatch.Reference) *fileValues {
+// newFileValues returns how the file of refs, whose conditions read the
+// parameters params, depends on the object; nil when it does not.
+func newFileValues(pv *parsedValues, refs []kpatch.Reference, params []string) *fileValues {
 	fv := &fileValues{pv: pv}
-	var names []string
+	names := params
 	for _, r := range refs {
 		if r.Var.IsBuiltin() {
 			fv.builtins = true
@@ -306,4 +306,19 @@ func (r *Registry) DependsOnObject() bool { return len(r.values) > 0 || len(r.me
 func (r *Registry) VariesByObject(f apply.File) bool {
 	pf, ok := patchFileOf(f)
 	return ok && (r.values[pf.Patch] != nil || r.meta[pf.Patch] != nil)
+}
+
+// conditionParams are the parameters that the file's conditions read as
+// params: the fields they select, or, for a condition that reads params
+// as a whole, every parameter of the schema.
+func conditionParams(p *kpatch.Patch, schema *parameters.Schema) []string {
+	var out []string
+	for _, c := range p.Conditions() {
+		names, whole := c.Params()
+		if whole && schema != nil {
+			return schema.Names()
+		}
+		out = append(out, names...)
+	}
+	return out
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/apply"
+)
+
+// requestFlags set the request that the files' conditions read offline
+// (# kpatch:when:): by default each object is a CREATE of itself by an
+// unnamed user, not a dry run.
+type requestFlags struct {
+	operation string
+	user      string
+	groups    []string
+}
+
+func (r *requestFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&r.operation, "request-operation", "CREATE", "`OPERATION` of the request that conditions (# kpatch:when:) read: CREATE or UPDATE (oldObject is null)")
+	f.StringVar(&r.user, "request-user", "", "`USER` name of the request that conditions read (request.userInfo.username); unnamed by default")
+	f.StringSliceVar(&r.groups, "request-groups", nil, "`GROUP`s of the request's user that conditions read (request.userInfo.groups); comma-separated, repeatable")
+}
+
+// request is the request of the flags: a template whose kind, name and
+// namespace are each object's own.
+func (r *requestFlags) request() (*admissionv1.AdmissionRequest, error) {
+	op := admissionv1.Operation(strings.ToUpper(r.operation))
+	if op != admissionv1.Create && op != admissionv1.Update {
+		return nil, usageErrorf("--request-operation must be CREATE or UPDATE, not %q", r.operation)
+	}
+	return &admissionv1.AdmissionRequest{Operation: op, UserInfo: authenticationv1.UserInfo{Username: r.user, Groups: r.groups}}, nil
+}
+
+// streamObjects are what conditions read offline beside each object:
+// the Namespaces of the input stream, by name; never an old object.
+type streamObjects map[string]map[string]any
+
+var _ apply.AdmissionObjects = streamObjects(nil)
+
+// OldObject is nil: offline, nothing is stored.
+func (streamObjects) OldObject() map[string]any { return nil }
+
+// Namespace is the Namespace of the input named name, if any.
+func (s streamObjects) Namespace(name string) (*corev1.Namespace, map[string]any) {
+	return nil, s[name]
+}
+
+// admissionOf is what the conditions of a run over objs read: req (nil:
+// a CREATE by an unnamed user), each object's own kind, name and
+// namespace, and as namespaceObject the Namespace of the same name among
+// objs.
+func admissionOf(objs []map[string]any, req *admissionv1.AdmissionRequest) apply.Admission {
+	var ns streamObjects
+	for _, obj := range objs {
+		if obj["apiVersion"] != "v1" || obj["kind"] != "Namespace" {
+			continue
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		if name, _ := md["name"].(string); name != "" {
+			if ns == nil {
+				ns = streamObjects{}
+			}
+			if _, dup := ns[name]; !dup { // the first of the input
+				ns[name] = obj
+			}
+		}
+	}
+	adm := apply.Admission{Request: req}
+	if ns != nil {
+		adm.Objects = ns
+	}
+	return adm
+}
+
+// reportRequired reports the fields that the files that applied to each
+// object mark ${required} and that nothing set (apply.ObjectRun.Required):
+// a section that its condition left out reports none.
+func reportRequired(runs []*apply.ObjectRun, found *findings) {
+	for _, r := range runs {
+		for _, err := range r.Required() {
+			found.error(err)
+		}
+	}
+}
+
+// conditionText says what one condition gave on an object, for kpatch
+// explain.
+func conditionText(c apply.ConditionRun) string {
+	where := fmt.Sprintf("line %d", c.Condition.Pos.Line)
+	if c.Condition.Header != "" {
+		where += ", " + c.Condition.Header
+	}
+	switch {
+	case c.Err != nil:
+		return fmt.Sprintf("when (%s): %s: error: %v", where, c.Condition.String(), c.Err)
+	case c.Held:
+		return fmt.Sprintf("when (%s): %s: held", where, c.Condition.String())
+	}
+	return fmt.Sprintf("when (%s): %s: did not hold", where, c.Condition.String())
+}

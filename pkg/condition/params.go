@@ -1,0 +1,82 @@
+package condition
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/types"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+)
+
+// parser parses expressions without checking them: Params reads their
+// syntax only.
+var parser = sync.OnceValue(func() *cel.Env {
+	env, err := cel.NewEnv()
+	if err != nil {
+		panic("condition: the CEL parser: " + err.Error())
+	}
+	return env
+})
+
+// params finds the top-level fields of params that expr reads
+// (params.NAME, has(params.NAME), params['NAME']), sorted, and whether it
+// reads params otherwise (as a whole, or by a computed key): then every
+// field may count.
+func params(expr string) (names []string, whole bool) {
+	parsed, iss := parser().Parse(expr)
+	if iss.Err() != nil {
+		return nil, true
+	}
+	root := ast.NavigateAST(parsed.NativeRep())
+	for _, id := range ast.MatchDescendants(root, ast.KindMatcher(ast.IdentKind)) {
+		if id.AsIdent() != plugincel.ParamsVarName {
+			continue
+		}
+		name, ok := paramField(id)
+		if !ok {
+			whole = true
+			continue
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, whole
+}
+
+// paramField is the field of params that the expression above id, an
+// identifier params, selects.
+func paramField(id ast.NavigableExpr) (string, bool) {
+	parent, ok := id.Parent()
+	if !ok {
+		return "", false
+	}
+	switch parent.Kind() {
+	case ast.SelectKind:
+		return parent.AsSelect().FieldName(), true
+	case ast.CallKind:
+		call := parent.AsCall()
+		if call.FunctionName() != operators.Index || len(call.Args()) != 2 || call.Args()[0].ID() != id.ID() {
+			return "", false
+		}
+		key := call.Args()[1]
+		if key.Kind() != ast.LiteralKind {
+			return "", false
+		}
+		s, ok := key.AsLiteral().(types.String)
+		return string(s), ok
+	}
+	return "", false
+}
+
+// Params returns the top-level fields of params that the condition
+// reads, sorted, and whether it reads params as a whole (or by a
+// computed key), so that any of them may count: what a registry needs to
+// know to bind the condition's file to the values of each object.
+func (c *Condition) Params() (names []string, whole bool) {
+	return slices.Clone(c.params), c.wholeParams
+}
