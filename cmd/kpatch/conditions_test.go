@@ -34,6 +34,7 @@ func TestExplainConditions(t *testing.T) {
        + metadata.labels: {"big":"yes"}
   2. [layer 0, kind.name] p/b.kpatch: unmet (its conditions leave it out of the object)
        when (line 1): request.operation == 'UPDATE': did not hold
+  applied: p/a.kpatch@37a9943ce242
 `
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
