@@ -35,6 +35,9 @@ type Metadata struct {
 	Description string
 	// Layer is the layer the file gives itself (docs/layers.md).
 	Layer FileLayer
+	// Operations are the admission operations the file applies on; 0:
+	// every one (Patch.Operations).
+	Operations Operations
 }
 
 // MetaValue is a metadata value that may hold variables, and where it is

@@ -29,6 +29,7 @@ var metaFields = map[string]metaField{
 	"conflicts":   {text: namesText(func(m *Metadata) *[]FileName { return &m.Conflicts }), node: namesNode(func(m *Metadata) *[]FileName { return &m.Conflicts })},
 	"description": {text: descriptionText, node: descriptionNode},
 	"layer":       {text: layerText, node: layerNode},
+	OperationsKey: {text: operationsText, node: operationsNode},
 }
 
 // metaKeys lists the metadata keys for messages.
