@@ -103,9 +103,10 @@ func (o *Object) Sources(tenant bool) (sources, fallback []map[string]any) {
 func (o *Object) close() { o.seq.Close() }
 
 // apply applies f to the object, the object-th of the run, if it targets
-// it, and says what it did; false when f does not target the object.
+// it on the run's operation, and says what it did; false when f does not
+// target the object.
 func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
-	if !f.Matches(o) {
+	if !OperationsOf(f).Has(opts.Operation) || !f.Matches(o) {
 		if opts.Observer != nil {
 			cur := o.Current()
 			opts.Observer.Observe(object, FileRun{File: f, Result: Unmatched, Ref: o.ref}, cur, cur)

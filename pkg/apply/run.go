@@ -22,6 +22,11 @@ type Options struct {
 	Check func(f File, before, after map[string]any) error
 	// Observer, if set, is told what each file did to each object.
 	Observer Observer
+	// Operation is the admission operation of the objects, CREATE or
+	// UPDATE ("" is CREATE, as the CLI has it): a file whose operations
+	// do not hold it (OperationsOf) does not apply, as a file that does
+	// not target the objects.
+	Operation string
 	// Stream says that the objects are one stream, as kustomize build
 	// reads its resources: a Batch file applies to all of them at once
 	// and reads its sources among them, and the files after it match the
@@ -163,7 +168,9 @@ func Run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 			return nil, err
 		}
 		if b, ok := f.(Batch); ok && opts.Stream {
-			applyBatch(b, objects, runs, opts)
+			if OperationsOf(f).Has(opts.Operation) {
+				applyBatch(b, objects, runs, opts)
+			}
 			continue
 		}
 		for i, o := range objects {
