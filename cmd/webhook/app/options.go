@@ -74,7 +74,7 @@ func NewOptions() *Options {
 		MetricsBindAddress:     ":8080",
 		HealthProbeBindAddress: ":8081",
 		RegistrySelector:       "kpatch.dev/registry=true",
-		Operations:             []string{string(admissionv1.Create)},
+		Operations:             []string{string(admissionv1.Create), string(admissionv1.Update)},
 		OnError:                string(admission.ErrorPolicyAllow),
 		NamespaceSources:       true,
 		ProfilingBindAddress:   "127.0.0.1:8082",
@@ -107,7 +107,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
 	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector in every namespace (a cluster-wide watch): those outside the registry namespace patch the objects of their own namespace only, before the registry namespace's files")
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
-	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
+	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE; a patch file's # kpatch:operations: narrows them for that file")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
 	fs.BoolVar(&o.NamespaceSources, "namespace-sources", o.NamespaceSources, "replacements at admission read the ConfigMaps labelled "+informed.SourceLabel+"=true of the object's namespace and of the registry namespace (RBAC: configmaps list and watch in every namespace); false: of the registry namespace only")
 	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
