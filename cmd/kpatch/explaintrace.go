@@ -70,7 +70,11 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before, after map[string]any) {
 	switch r.Result {
 	case apply.Unmatched:
-		o.add(ord.report(resultUnmatched))
+		rep := ord.report(resultUnmatched)
+		if r.Err != nil { // # kpatch:operations: leaves the operation out
+			rep.Reason = r.Err.Error()
+		}
+		o.add(rep)
 		return
 	case apply.Disabled:
 		rep := ord.report(resultDisabled)

@@ -1,6 +1,24 @@
 package apply
 
-import "kpatch.dev/kpatch/pkg/kpatch"
+import (
+	"errors"
+	"fmt"
+
+	"kpatch.dev/kpatch/pkg/kpatch"
+)
+
+// ErrOtherOperation is why a file does not apply to an object on an
+// operation its `# kpatch:operations:` leaves out: the Err of its
+// Unmatched run, told to an Observer.
+var ErrOtherOperation = errors.New("the file does not apply on the operation")
+
+// otherOperation says that a file of ops does not apply on op.
+func otherOperation(ops kpatch.Operations, op string) error {
+	if op == "" {
+		op = "CREATE"
+	}
+	return fmt.Errorf("%w: operations %s, not %s", ErrOtherOperation, ops, op)
+}
 
 // Operational is a File that applies on some admission operations only
 // (a patch file's `# kpatch:operations:`). A File that is not Operational

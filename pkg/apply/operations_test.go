@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,6 +34,9 @@ func TestRunOperation(t *testing.T) {
 			opts := &Options{Operation: tc.op, Stream: stream, Observer: ObserverFunc(func(_ int, r FileRun, _, _ map[string]any) {
 				if r.Result == Unmatched {
 					unmatched = append(unmatched, r.File.Name())
+					if !errors.Is(r.Err, ErrOtherOperation) {
+						t.Errorf("%q: %s unmatched for %v", tc.op, r.File.Name(), r.Err)
+					}
 				}
 			})}
 			runs, err := Run(context.Background(), []map[string]any{configMap("c", nil)}, files, opts)

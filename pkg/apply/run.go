@@ -66,8 +66,9 @@ type FileRun struct {
 	// Result is Patched, Unchanged or Failed; an Observer is also told
 	// Unmatched and Disabled.
 	Result string
-	// Err is why the file failed, why it is disabled, or what a file
-	// that applied left out.
+	// Err is why the file failed, why it is disabled, what a file that
+	// applied left out, or why an Unmatched file does not apply on the
+	// run's operation (ErrOtherOperation).
 	Err error
 	// Shared says that Err is the failure of a Batch file on all the
 	// objects at once: the same error on each of them.
