@@ -2,18 +2,27 @@ package admission
 
 import (
 	"fmt"
+	"strconv"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// configMap is a registry ConfigMap of the registry namespace.
+// lastRV is the resourceVersion of the latest configMap: each new one is
+// later, as the API server's are.
+var lastRV atomic.Int64
+
+// configMap is a registry ConfigMap of the registry namespace, of uid
+// "uid-<name>", at a resourceVersion later than any before.
 func configMap(name string, data map[string]string) corev1.ConfigMap {
-	return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kpatch-system", ResourceVersion: "1"}, Data: data}
+	return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kpatch-system", UID: types.UID("uid-" + name),
+		ResourceVersion: strconv.FormatInt(lastRV.Add(1), 10)}, Data: data}
 }
 
 const (

@@ -12,8 +12,8 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,13 +28,17 @@ const MaxStoreBytes = 1 << 20
 // ConfigMap name has no underscore) and holding the file's source as it
 // was; one key per distinct values.yaml, named values.<sha256>; and
 // index.json, which gives each file's source digest, values digest and
-// the resourceVersion of the ConfigMap it came from.
+// the uid and resourceVersion of the ConfigMap it came from. Format 1
+// recorded no uid: its versions are read, and never apply.
 const (
 	storeIndexKey     = "index.json"
 	storeValuesPrefix = "values."
 	storeSeparator    = "_"
-	storeFormat       = 1
+	storeFormat       = 2
 )
+
+// FieldManager is the field manager of the webhook's writes to the store.
+const FieldManager = "kpatch-webhook"
 
 // Errors of files whose last good version the store cannot hold, checked
 // with errors.Is.
@@ -58,18 +62,20 @@ type storeIndex struct {
 type storeIndexEntry struct {
 	SHA256          string `json:"sha256"`
 	Values          string `json:"values"`
+	UID             string `json:"uid,omitempty"`
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
 // LastGoodStore keeps the last good version of each registry file in one
 // ConfigMap of the registry namespace (which must not carry the registry's
-// label). Every replica reads it; only the leader writes it. It is safe for
-// concurrent use.
+// label). Every replica reads it; only the leader writes it, and creates
+// it again when it is deleted. What it holds is not taken on trust: see
+// Vouch. It is safe for concurrent use.
 type LastGoodStore struct {
 	// Reader reads the store's ConfigMap, typically from a cache that
 	// watches it; Live reads the API server itself (the Reader when
 	// nil), to read this process's own write while the cache does not
-	// show it yet; Writer writes it.
+	// show it yet, and the registry's history (Vouch); Writer writes it.
 	Reader    client.Reader
 	Live      client.Reader
 	Writer    client.Writer
@@ -89,18 +95,36 @@ type LastGoodStore struct {
 	// that version, reads go to the API server.
 	wrote       bool
 	writtenOver string
+	// atStart holds the versions the store held when this process first
+	// read it; vouched, what the API server said of each version asked.
+	atStart map[string]bool
+	vouched map[string]bool
+	gone    bool // the ConfigMap was missing when last read
 }
 
-// Load reads the stored versions; a missing store is empty. Entries whose
-// content does not match the index (an edit by hand) are ignored, with a
-// log line.
+// missing reports whether the store's ConfigMap was missing when Load
+// last read it.
+func (s *LastGoodStore) missing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+// Load reads the stored versions. Entries whose content does not match
+// the index (an edit by hand) are ignored, with a log line. A store that
+// is missing holds what it held when last read (none, if never): the
+// leader creates it again with those versions.
 func (s *LastGoodStore) Load(ctx context.Context) (*registry.LastGood, error) {
 	cm, err := s.get(ctx)
-	if err != nil || cm == nil {
+	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.gone = cm == nil
+	if s.gone {
+		return s.loaded, nil
+	}
 	if cm.ResourceVersion != "" && cm.ResourceVersion == s.loadedRV {
 		return s.loaded, nil
 	}
@@ -175,13 +199,18 @@ func (s *LastGoodStore) Save(ctx context.Context, want *registry.LastGood) ([]No
 	case cm == nil && len(data) == 0:
 		return notStored, nil
 	case cm == nil:
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: map[string]string{
+		// a server-side apply that creates the ConfigMap is authorized as
+		// create of this name: a Role can grant it by name, which it
+		// cannot for a plain create
+		apply := corev1ac.ConfigMap(s.Name, s.Namespace).WithLabels(map[string]string{
 			"app.kubernetes.io/managed-by": "kpatch-webhook", "app.kubernetes.io/component": "last-good",
-		}}, Data: data}
-		err = s.Writer.Create(ctx, cm)
+		}).WithData(data)
+		err = s.Writer.Apply(ctx, apply, client.FieldOwner(FieldManager), client.ForceOwnership)
 	case !maps.Equal(cm.Data, data):
+		// replaced whole, keys written by others too, unless it changed
+		// since it was read
 		over, cm.Data = cm.ResourceVersion, data
-		err = s.Writer.Update(ctx, cm)
+		err = s.Writer.Update(ctx, cm, client.FieldOwner(FieldManager))
 	default:
 		return notStored, nil
 	}
@@ -232,7 +261,7 @@ func decodeStore(cm *corev1.ConfigMap) (*registry.LastGood, []error) {
 	if err := json.Unmarshal([]byte(raw), &idx); err != nil {
 		return nil, []error{fmt.Errorf("%s: %w", storeIndexKey, err)}
 	}
-	if idx.Format != storeFormat {
+	if idx.Format != storeFormat && idx.Format != 1 {
 		return nil, []error{fmt.Errorf("%s: format %d, not %d", storeIndexKey, idx.Format, storeFormat)}
 	}
 	files := make(map[registry.FileRef]registry.StoredFile, len(idx.Files))
@@ -250,7 +279,7 @@ func decodeStore(cm *corev1.ConfigMap) (*registry.LastGood, []error) {
 			problems = append(problems, fmt.Errorf("%s: its values are missing or do not match their sha256", key))
 		default:
 			files[registry.FileRef{ConfigMap: cmName, Key: fileKey}] = registry.StoredFile{
-				Source: src, Values: values, SourceDigest: e.SHA256, ValuesDigest: e.Values, ResourceVersion: e.ResourceVersion,
+				Source: src, Values: values, SourceDigest: e.SHA256, ValuesDigest: e.Values, UID: e.UID, ResourceVersion: e.ResourceVersion,
 			}
 		}
 	}
@@ -263,7 +292,7 @@ func decodeStore(cm *corev1.ConfigMap) (*registry.LastGood, []error) {
 func encodeStore(want, have *registry.LastGood, max int) (map[string]string, []NotStored) {
 	data := map[string]string{}
 	idx := storeIndex{Format: storeFormat, Files: map[string]storeIndexEntry{}}
-	size := len(storeIndexKey) + len(`{"format":1,"files":{}}`)
+	size := len(storeIndexKey) + len(`{"format":2,"files":{}}`)
 	var notStored []NotStored
 	add := func(ref registry.FileRef, f registry.StoredFile) {
 		key := storeKey(ref)
@@ -271,7 +300,7 @@ func encodeStore(want, have *registry.LastGood, max int) (map[string]string, []N
 			notStored = append(notStored, NotStored{Ref: ref, Err: fmt.Errorf("%s: %w", ref, ErrStoreKeyName)})
 			return
 		}
-		e := storeIndexEntry{SHA256: f.SourceDigest, Values: f.ValuesDigest, ResourceVersion: f.ResourceVersion}
+		e := storeIndexEntry{SHA256: f.SourceDigest, Values: f.ValuesDigest, UID: f.UID, ResourceVersion: f.ResourceVersion}
 		cost := len(key) + len(f.Source) + indexEntrySize(key, e)
 		valuesKey := storeValuesPrefix + f.ValuesDigest
 		if _, ok := data[valuesKey]; !ok {

@@ -36,9 +36,9 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 	values := "values:\n  count: 2\n"
 	want := registry.NewLastGood(map[registry.FileRef]registry.StoredFile{
-		{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, values, "10"),
-		{ConfigMap: "a", Key: "g.yaml"}:   registry.NewStoredFile("- target: pod.*\n  patch: {metadata: {labels: {a: b}}}\n", values, "10"),
-		{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "11"),
+		{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, values, "uid-10", "10"),
+		{ConfigMap: "a", Key: "g.yaml"}:   registry.NewStoredFile("- target: pod.*\n  patch: {metadata: {labels: {a: b}}}\n", values, "uid-10", "10"),
+		{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "uid-11", "11"),
 	})
 	if notStored, err := s.Save(ctx, want); err != nil || len(notStored) != 0 {
 		t.Fatalf("save: %v %v", notStored, err)
@@ -66,7 +66,7 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Errorf("an unchanged store was written: %v", err)
 	}
 	// a file that left the registry leaves the store
-	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "11")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "b", Key: "h.kpatch"}: registry.NewStoredFile(goodFile3, "", "uid-11", "11")})); err != nil {
 		t.Fatal(err)
 	}
 	if data := storeConfigMap(t, c).Data; len(data) != 3 || data["a_f.kpatch"] != "" {
@@ -87,7 +87,7 @@ func keys(m map[string]string) []string {
 func TestStoreIgnoresTamperedEntries(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	want := registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "1"), {ConfigMap: "a", Key: "g.kpatch"}: registry.NewStoredFile(goodFile3, "", "1")})
+	want := registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "uid-1", "1"), {ConfigMap: "a", Key: "g.kpatch"}: registry.NewStoredFile(goodFile3, "", "uid-1", "1")})
 	if _, err := s.Save(ctx, want); err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +117,12 @@ func TestStoreIgnoresTamperedEntries(t *testing.T) {
 func TestStoreFull(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	small := registry.NewStoredFile(goodFile, "", "1")
+	small := registry.NewStoredFile(goodFile, "", "uid-1", "1")
 	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "z", Key: "late.kpatch"}: small})); err != nil {
 		t.Fatal(err)
 	}
 	s.MaxBytes = dataSize(storeConfigMap(t, c).Data) + 100
-	big := registry.NewStoredFile("[deployment.*]\nlabels.a: \""+strings.Repeat("x", 200)+"\"\n", "", "2")
+	big := registry.NewStoredFile("[deployment.*]\nlabels.a: \""+strings.Repeat("x", 200)+"\"\n", "", "uid-2", "2")
 	notStored, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "early.kpatch"}: big, {ConfigMap: "z", Key: "late.kpatch"}: small}))
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestStoreFull(t *testing.T) {
 func TestStoreKeyTooLong(t *testing.T) {
 	s, _ := newStore()
 	ref := registry.FileRef{ConfigMap: strings.Repeat("c", 200), Key: strings.Repeat("k", 60) + ".kpatch"}
-	notStored, err := s.Save(context.Background(), registry.NewLastGood(map[registry.FileRef]registry.StoredFile{ref: registry.NewStoredFile(goodFile, "", "1")}))
+	notStored, err := s.Save(context.Background(), registry.NewLastGood(map[registry.FileRef]registry.StoredFile{ref: registry.NewStoredFile(goodFile, "", "uid-1", "1")}))
 	if err != nil || len(notStored) != 1 || !errors.Is(notStored[0].Err, ErrStoreKeyName) {
 		t.Errorf("%+v %v", notStored, err)
 	}
@@ -148,8 +148,8 @@ func TestStoreKeyTooLong(t *testing.T) {
 // TestStoreFollowsItsLayout: the layout is part of the contract between
 // webhook versions, and what an admin reads.
 func TestStoreFollowsItsLayout(t *testing.T) {
-	data, _ := encodeStore(registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "5")}), nil, MaxStoreBytes)
-	want := `{"format":1,"files":{"a_f.kpatch":{"sha256":"` + registry.Digest(goodFile) + `","values":"` + registry.Digest("") + `","resourceVersion":"5"}}}`
+	data, _ := encodeStore(registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "uid-5", "5")}), nil, MaxStoreBytes)
+	want := `{"format":2,"files":{"a_f.kpatch":{"sha256":"` + registry.Digest(goodFile) + `","values":"` + registry.Digest("") + `","uid":"uid-5","resourceVersion":"5"}}}`
 	if data[storeIndexKey] != want || data["a_f.kpatch"] != goodFile || data["values."+registry.Digest("")] != "" || len(data) != 3 {
 		t.Errorf("data %v", data)
 	}
@@ -173,12 +173,12 @@ func (r staleReader) Get(_ context.Context, _ client.ObjectKey, obj client.Objec
 func TestStoreReadsItsOwnWrite(t *testing.T) {
 	ctx := context.Background()
 	s, c := newStore()
-	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "1")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile, "", "uid-1", "1")})); err != nil {
 		t.Fatal(err)
 	}
 	frozen := storeConfigMap(t, c)
 	s.Reader, s.Live = staleReader{cm: frozen}, c
-	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile3, "", "2")})); err != nil {
+	if _, err := s.Save(ctx, registry.NewLastGood(map[registry.FileRef]registry.StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: registry.NewStoredFile(goodFile3, "", "uid-2", "2")})); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Load(ctx)

@@ -105,6 +105,9 @@ func (w *Watcher) Sync(ctx context.Context) error {
 		if stored, err = w.Store.Load(ctx); err != nil {
 			return err
 		}
+		if stored, err = w.Store.Vouch(ctx, stored, cms, w.compiler.Compiled); err != nil {
+			return err
+		}
 	}
 	w.compiler.Limits = w.Limits
 	if w.TenantRegistries {
@@ -120,8 +123,12 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	var saveErr error
 	if w.Store != nil && leader {
 		var notStored []NotStored
-		if b.LastGood != nil {
-			notStored, saveErr = w.Store.Save(ctx, b.LastGood)
+		want := b.LastGood
+		if want == nil && w.Store.missing() {
+			want = stored // deleted: created again with what it held
+		}
+		if want != nil {
+			notStored, saveErr = w.Store.Save(ctx, want)
 		}
 		w.reportNotStored(notStored, cms)
 	}

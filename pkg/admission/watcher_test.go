@@ -97,7 +97,7 @@ func edit(t *testing.T, c client.Client, name string, data map[string]string) {
 // a follower started after the edit all apply it; only the leader writes
 // and records Events.
 func TestReplicasAgreeAfterABrokenEdit(t *testing.T) {
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(registryConfigMap("reg", map[string]string{"f.kpatch": goodFile})).Build()
+	c := newHistoryClient(t, registryConfigMap("reg", map[string]string{"f.kpatch": goodFile}))
 	leader, leaderEvents := replica(c, true)
 	follower, followerEvents := replica(c, false)
 	syncOnce(t, follower)

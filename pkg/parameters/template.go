@@ -41,6 +41,7 @@ func parseReference(body string) (*reference, *problem) {
 func parseTemplate(text string) ([]part, string, *problem) {
 	pieces, serr := scalar.SplitTemplate(text)
 	var parts []part
+	refs := 0
 	for _, pc := range pieces {
 		if pc.Var == "" {
 			parts = append(parts, part{text: pc.Text})
@@ -51,11 +52,12 @@ func parseTemplate(text string) ([]part, string, *problem) {
 			return nil, "", p
 		}
 		parts = append(parts, part{ref: ref})
+		refs++
 	}
 	if serr != nil {
 		return nil, "", problemf(ErrSyntax, "%s", serr.Msg)
 	}
-	if parts == nil {
+	if refs == 0 { // text only (`${}` is no variable): a literal
 		literal, _ := scalar.Literal(text)
 		return nil, literal, nil
 	}

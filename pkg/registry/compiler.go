@@ -19,9 +19,10 @@ import (
 //
 // Which version of a file applies, on every replica alike: its current
 // content when it compiles within the Limits; else its stored last good
-// version, when there is one and it fits; else none. What a replica saw
-// before does not count, so a replica that starts after a broken edit
-// applies what the others apply.
+// version, when there is one, the registry held it (StoredFile.Trust) and
+// it fits; else none. What a replica saw before does not count, so a
+// replica that starts after a broken edit applies what the others apply;
+// it only vouches for a stored version.
 type Compiler struct {
 	Limits Limits
 	// RegistryNamespace, when set, makes the ConfigMaps of every other
@@ -76,6 +77,7 @@ type fileState struct {
 	lastGood    version // the stored version, compiled when it applies
 	status      string  // the refusal reported last, "" when none
 	fellBack    bool    // whether the last good version applied last time
+	compiled    history // the versions that compiled as its content
 }
 
 // version is one compiled version of a file.
@@ -179,6 +181,16 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	return b.Build
 }
 
+// Compiled reports whether this compiler compiled f as the content of
+// the file ref of its ConfigMap (of f's uid): a stored version that needs
+// no other voucher.
+func (c *Compiler) Compiled(ref FileRef, f StoredFile) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.files[ref]
+	return st != nil && st.compiled.has(f)
+}
+
 // state counts the file key of cm and returns its reference and what the
 // compiler keeps of it, seen by this build.
 func (b *build) state(cm *corev1.ConfigMap, key string) (FileRef, *fileState) {
@@ -212,14 +224,19 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	if f.Err = b.apply(ref, &st.current, src, valuesKey{b.c.ConfigMapID(cm), cv.digest}, cv.content, counted); f.Err == nil {
 		f.setVersion(&st.current)
 		if stores {
+			st.compiled.add(Compiled{string(cm.UID), st.current.digest, cv.digest})
 			b.keep(ref, b.current(old, hasOld, cm, &st.current, cv), old, hasOld)
 		}
 	} else if hasOld && stores {
-		b.keep(ref, old, old, true)
-		vk := valuesKey{cm.Name, old.ValuesDigest}
-		if f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk)); f.LastGoodErr == nil {
-			f.setVersion(&st.lastGood)
-			f.LastGood = true
+		if f.LastGoodErr = old.Trust(cm, st.compiled.has(old)); f.LastGoodErr != nil {
+			b.changed = true // the store drops it
+		} else {
+			b.keep(ref, old, old, true)
+			vk := valuesKey{cm.Name, old.ValuesDigest}
+			if f.LastGoodErr = b.apply(ref, &st.lastGood, old.Source, vk, old.Values, b.countedFor(vk)); f.LastGoodErr == nil {
+				f.setVersion(&st.lastGood)
+				f.LastGood = true
+			}
 		}
 	}
 	if !f.LastGood {
@@ -312,10 +329,10 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 // stored one (old) when it is the same version, so that an edit of
 // another key of the ConfigMap does not rewrite it.
 func (b *build) current(old StoredFile, hasOld bool, cm *corev1.ConfigMap, v *version, cv cmValues) StoredFile {
-	if hasOld && old.SourceDigest == v.digest && old.ValuesDigest == cv.digest {
+	if hasOld && old.SourceDigest == v.digest && old.ValuesDigest == cv.digest && old.UID == string(cm.UID) {
 		return old
 	}
-	return StoredFile{Source: v.src, Values: cv.content, SourceDigest: v.digest, ValuesDigest: cv.digest, ResourceVersion: cm.ResourceVersion}
+	return StoredFile{Source: v.src, Values: cv.content, SourceDigest: v.digest, ValuesDigest: cv.digest, UID: string(cm.UID), ResourceVersion: cm.ResourceVersion}
 }
 
 // keep records the version the store should hold for ref, which holds

@@ -3,17 +3,27 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
+// lastRV is the resourceVersion of the latest ConfigMap of the tests:
+// each new one is later, as the API server's are.
+var lastRV atomic.Int64
+
+// configMap returns the registry ConfigMap name of uid "uid-<name>", at a
+// resourceVersion later than any before.
 func configMap(name string, data map[string]string) corev1.ConfigMap {
-	return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kpatch-system", ResourceVersion: "1"}, Data: data}
+	return corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kpatch-system", UID: types.UID("uid-" + name),
+		ResourceVersion: strconv.FormatInt(lastRV.Add(1), 10)}, Data: data}
 }
 
 func names(r *Registry, kind string) string {
@@ -82,8 +92,10 @@ func TestCompilerRefusedFileAppliesTheStoredVersion(t *testing.T) {
 	if stored.Len() != 1 {
 		t.Fatalf("the store should hold the good version: %v", stored.Refs())
 	}
-	// the store moved on to version 3 (the leader saw it), this compiler did not
-	stored = NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile3, "", "7")})
+	// the store moved on to version 3 (the leader saw it, and the API
+	// server vouched for it), this compiler did not
+	three := configMap("a", map[string]string{"f.kpatch": goodFile3})
+	stored = vouched(NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile(goodFile3, "", "uid-a", three.ResourceVersion)}))
 
 	broken := []corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile})}
 	b := c.Build(broken, stored)
@@ -114,8 +126,10 @@ func TestCompilerRestartAgrees(t *testing.T) {
 	stored := running.Build(good, nil).LastGood
 	broken := []corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile, "g.kpatch": "[deployment.*]\nlabels.g: x\n"})}
 	before := running.Build(broken, stored)
+	// the restarted one never compiled the stored version: the API
+	// server vouches for it (LastGoodStore)
 	var restarted Compiler
-	after := restarted.Build(broken, stored)
+	after := restarted.Build(broken, vouched(stored))
 	if a, b := replicas(t, before.Registry), replicas(t, after.Registry); a != "2" || a != b {
 		t.Errorf("running %s, restarted %s, want 2 for both", a, b)
 	}
@@ -144,13 +158,13 @@ func TestCompilerStoreWanted(t *testing.T) {
 		t.Errorf("a build that changes nothing wants a write: %v", b.LastGood.Refs())
 	}
 	// an edit of another key keeps the version of f as stored (its resourceVersion too)
-	cms[0].Data = map[string]string{"f.kpatch": goodFile, "g.kpatch": "[pod.*]\nlabels.a: c\n"}
-	cms[0].ResourceVersion = "2"
+	rv := cms[0].ResourceVersion
+	cms[0] = configMap("a", map[string]string{"f.kpatch": goodFile, "g.kpatch": "[pod.*]\nlabels.a: c\n"})
 	next := c.Build(cms, stored).LastGood
-	if f, _ := next.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.ResourceVersion != "1" {
+	if f, _ := next.Get(FileRef{ConfigMap: "a", Key: "f.kpatch"}); f.ResourceVersion != rv {
 		t.Errorf("f rewritten: %+v", f)
 	}
-	if g, _ := next.Get(FileRef{ConfigMap: "a", Key: "g.kpatch"}); g.ResourceVersion != "2" || !strings.Contains(g.Source, "labels.a: c") {
+	if g, _ := next.Get(FileRef{ConfigMap: "a", Key: "g.kpatch"}); g.ResourceVersion != cms[0].ResourceVersion || !strings.Contains(g.Source, "labels.a: c") {
 		t.Errorf("g not updated: %+v", g)
 	}
 	// f breaks and b leaves: f's stored version stays, h goes
@@ -254,7 +268,7 @@ func TestCompilerValues(t *testing.T) {
 		t.Fatalf("mistyped variable: problems %v", b.Problems)
 	}
 	// a broken values.yaml is an error of every file of the ConfigMap, which apply their stored versions
-	cm.Data = map[string]string{"f.kpatch": cm.Data["f.kpatch"], ValuesKey: "values: ["}
+	cm = configMap("a", map[string]string{"f.kpatch": cm.Data["f.kpatch"], ValuesKey: "values: ["})
 	b = c.Build([]corev1.ConfigMap{cm}, stored)
 	if len(b.Problems) != 1 || !strings.Contains(b.Problems[0].Err.Error(), "a/values.yaml") || replicas(t, b.Registry) != "4" {
 		t.Errorf("problems %v, replicas %s", b.Problems, replicas(t, b.Registry))
@@ -291,7 +305,7 @@ func TestCompilerLimitFileSize(t *testing.T) {
 	c := Compiler{Limits: Limits{MaxFileSize: 64}}
 	cms := []corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": goodFile})}
 	stored := c.Build(cms, nil).LastGood
-	cms[0].Data["f.kpatch"] = goodFile3 + "# " + strings.Repeat("x", 64) + "\n"
+	cms[0] = configMap("a", map[string]string{"f.kpatch": goodFile3 + "# " + strings.Repeat("x", 64) + "\n"})
 	b := c.Build(cms, stored)
 	f := b.Registry.Files()[0]
 	// only the stored version is compiled
@@ -342,7 +356,7 @@ func TestCompilerValuesCountOnce(t *testing.T) {
 // not compile (an upgrade of the engine) or does not fit says why.
 func TestCompilerStoredVersionThatNoLongerApplies(t *testing.T) {
 	var c Compiler
-	stored := NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile("[deployment.web\n", "", "1")})
+	stored := vouched(NewLastGood(map[FileRef]StoredFile{{ConfigMap: "a", Key: "f.kpatch"}: NewStoredFile("[deployment.web\n", "", "uid-a", "1")}))
 	b := c.Build([]corev1.ConfigMap{configMap("a", map[string]string{"f.kpatch": brokenFile})}, stored)
 	f := b.Registry.Files()[0]
 	if f.Patch != nil || f.LastGood || f.LastGoodErr == nil || len(b.Problems) != 1 || b.Problems[0].LastGoodErr == nil {
@@ -351,4 +365,16 @@ func TestCompilerStoredVersionThatNoLongerApplies(t *testing.T) {
 	if b.LastGood != nil {
 		t.Error("the store must keep the entry as it is")
 	}
+}
+
+// vouched returns l with every version vouched for, as the API server
+// does for a version a replica compiled.
+func vouched(l *LastGood) *LastGood {
+	files := map[FileRef]StoredFile{}
+	for _, ref := range l.Refs() {
+		f, _ := l.Get(ref)
+		f.Vouched = true
+		files[ref] = f
+	}
+	return NewLastGood(files)
 }

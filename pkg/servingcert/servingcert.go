@@ -1,8 +1,9 @@
 // Package servingcert gives the webhook its own TLS where cert-manager is
 // not installed: cert-manager's pkg/server/tls keeps a CA in a Secret and
 // issues and rotates the serving certificate, and Keeper writes that CA
-// into the caBundle of the webhook's MutatingWebhookConfiguration, which
-// cert-manager's cainjector would otherwise do.
+// into the caBundle of the webhook's MutatingWebhookConfiguration and of
+// its ValidatingWebhookConfiguration of the same name (the registry's
+// validation), which cert-manager's cainjector would otherwise do.
 package servingcert
 
 import (
@@ -36,7 +37,8 @@ type Options struct {
 	// DNSNames are the serving certificate's names: the Service's.
 	DNSNames []string
 	// WebhookConfiguration is the MutatingWebhookConfiguration whose
-	// caBundle is kept current.
+	// caBundle is kept current, and the ValidatingWebhookConfiguration of
+	// that name when there is one.
 	WebhookConfiguration string
 	RESTConfig           *rest.Config
 	// CADuration and LeafDuration default to 5 years and 7 days.
@@ -141,8 +143,9 @@ func (k *Keeper) Start(ctx context.Context) error {
 func (k *Keeper) NeedLeaderElection() bool { return false }
 
 // syncCABundle writes the CA (and the previous one, while it is valid)
-// into every webhook of the configuration whose caBundle differs. It
-// reports whether a CA existed.
+// into every webhook of the configurations whose caBundle differs: the
+// MutatingWebhookConfiguration, and the ValidatingWebhookConfiguration of
+// the same name unless there is none. It reports whether a CA existed.
 func (k *Keeper) syncCABundle(ctx context.Context) (bool, error) {
 	var secret corev1.Secret
 	err := k.reader.Get(ctx, types.NamespacedName{Namespace: k.o.Namespace, Name: k.o.SecretName}, &secret)
@@ -156,33 +159,61 @@ func (k *Keeper) syncCABundle(ctx context.Context) (bool, error) {
 	if len(ca) == 0 {
 		return false, nil
 	}
+	key := types.NamespacedName{Name: k.o.WebhookConfiguration}
 	var mwc admissionregistrationv1.MutatingWebhookConfiguration
-	if err := k.reader.Get(ctx, types.NamespacedName{Name: k.o.WebhookConfiguration}, &mwc); err != nil {
+	if err := k.reader.Get(ctx, key, &mwc); err != nil {
 		return true, err
 	}
+	configs := make([]*admissionregistrationv1.WebhookClientConfig, len(mwc.Webhooks))
+	for i := range mwc.Webhooks {
+		configs[i] = &mwc.Webhooks[i].ClientConfig
+	}
+	if err := k.writeCABundle(ctx, &mwc, configs, ca); err != nil {
+		return true, err
+	}
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := k.reader.Get(ctx, key, &vwc); apierrors.IsNotFound(err) {
+		return true, nil // the registry's validation is not installed
+	} else if err != nil {
+		return true, err
+	}
+	configs = make([]*admissionregistrationv1.WebhookClientConfig, len(vwc.Webhooks))
+	for i := range vwc.Webhooks {
+		configs[i] = &vwc.Webhooks[i].ClientConfig
+	}
+	return true, k.writeCABundle(ctx, &vwc, configs, ca)
+}
+
+// writeCABundle patches the caBundle of each of the configuration's
+// webhooks (configs, in order) that differs from the bundle of ca.
+func (k *Keeper) writeCABundle(ctx context.Context, obj client.Object, configs []*admissionregistrationv1.WebhookClientConfig, ca []byte) error {
 	type op struct {
 		Op    string `json:"op"`
 		Path  string `json:"path"`
 		Value string `json:"value"`
 	}
 	var ops []op
-	for i, w := range mwc.Webhooks {
-		if bundle := caBundle(ca, w.ClientConfig.CABundle); !bytes.Equal(w.ClientConfig.CABundle, bundle) {
+	for i, c := range configs {
+		if bundle := caBundle(ca, c.CABundle); !bytes.Equal(c.CABundle, bundle) {
 			ops = append(ops, op{"add", fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), base64.StdEncoding.EncodeToString(bundle)})
 		}
 	}
 	if len(ops) == 0 {
-		return true, nil
+		return nil
 	}
 	patch, err := json.Marshal(ops)
 	if err != nil {
-		return true, err
+		return err
 	}
-	if err := k.writer.Patch(ctx, &mwc, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return true, err
+	if err := k.writer.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return err
 	}
-	k.o.Log.Info("wrote the CA into the webhook configuration", "configuration", k.o.WebhookConfiguration)
-	return true, nil
+	kind := "MutatingWebhookConfiguration"
+	if _, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+		kind = "ValidatingWebhookConfiguration"
+	}
+	k.o.Log.Info("wrote the CA into the webhook configuration", "configuration", obj.GetName(), "kind", kind)
+	return nil
 }
 
 // caBundle is the CA, followed by the certificates of the current bundle

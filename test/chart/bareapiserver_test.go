@@ -97,7 +97,8 @@ func TestBareAPIServer(t *testing.T) {
 	}
 	objs := render(t, nil)
 	for _, u := range objs {
-		if u.GetNamespace() == "" && u.GetKind() != "ClusterRole" && u.GetKind() != "ClusterRoleBinding" && u.GetKind() != "MutatingWebhookConfiguration" {
+		if u.GetNamespace() == "" && u.GetKind() != "ClusterRole" && u.GetKind() != "ClusterRoleBinding" && u.GetKind() != "MutatingWebhookConfiguration" &&
+			u.GetKind() != "ValidatingWebhookConfiguration" {
 			t.Errorf("%s %s has no namespace", u.GetKind(), u.GetName())
 		}
 		if err := c.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation("Strict")); err != nil {

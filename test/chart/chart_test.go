@@ -370,8 +370,9 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 }
 
 // TestReplicasAgree: the replicas elect a leader with a Lease of their
-// own, which writes the last good ConfigMap the chart installs, empty and
-// without the registry's label; the registry's limits reach the flags.
+// own, which writes the last good ConfigMap the chart installs, empty,
+// without the registry's label and kept by Helm when a release no longer
+// renders it; the registry's limits reach the flags.
 func TestReplicasAgree(t *testing.T) {
 	for _, m := range modes {
 		objs := render(t, m.values)
@@ -393,7 +394,7 @@ func TestReplicasAgree(t *testing.T) {
 				store = cm
 			}
 		}
-		if store == nil || store.Namespace != namespace || len(store.Data) != 0 || store.Labels["kpatch.dev/registry"] != "" {
+		if store == nil || store.Namespace != namespace || len(store.Data) != 0 || store.Labels["kpatch.dev/registry"] != "" || store.Annotations["helm.sh/resource-policy"] != "keep" {
 			t.Errorf("%s: the last good ConfigMap %+v", m.name, store)
 		}
 		leases := false
@@ -503,7 +504,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			for _, res := range r.Resources {
 				switch {
 				case res == "configmaps" && slices.Equal(r.Verbs, []string{"get", "list", "watch"}):
-				case res == "configmaps" && slices.Equal(r.Verbs, []string{"update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-last-good"}):
+				case res == "configmaps" && slices.Equal(r.Verbs, []string{"create", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-last-good"}):
 				case res == "leases" && m.name != "single-replica" && r.APIGroups[0] == "coordination.k8s.io" &&
 					(slices.Equal(r.Verbs, []string{"get", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"}) || slices.Equal(r.Verbs, []string{"create"})):
 				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
@@ -577,8 +578,12 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 		"kpatch-system-kpatch-webhook-metrics-reader": {{"", "", "get", "/metrics"}},
 		// read only, from an informer
 		"kpatch-system-kpatch-webhook-namespaces": {{"", "namespaces", "get,list,watch", ""}},
-		// self-managed TLS: the caBundle, read uncached
-		"kpatch-system-kpatch-webhook-cabundle": {{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""}},
+		// self-managed TLS: the caBundles of the mutating and the
+		// validating configuration, read uncached
+		"kpatch-system-kpatch-webhook-cabundle": {
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""},
+			{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "get,patch", ""},
+		},
 		// managed rules: the configuration from an informer, and the CRDs
 		"kpatch-system-kpatch-webhook-rules": {
 			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,list,watch,patch", ""},

@@ -75,3 +75,32 @@ metrics.serviceMonitor.credentials.secretName names no Secret. */}}
 {{- define "kpatch.metricsScraper" -}}
 {{ include "kpatch.fullname" . }}-metrics-scraper
 {{- end -}}
+
+{{/* registry.selector as a LabelSelector, in YAML: the objectSelector of the
+registry's validation. Equality-based terms (key=value, key==value,
+key!=value) and existence (key, !key); a set-based term (in, notin) fails
+the rendering. */}}
+{{- define "kpatch.registryObjectSelector" -}}
+{{- $labels := dict -}}
+{{- $exprs := list -}}
+{{- range splitList "," .Values.registry.selector -}}
+{{- $term := trim . -}}
+{{- if contains "(" $term -}}
+{{- fail (printf "registry.validate.enabled: registry.selector %q has a set-based term (%s): the objectSelector of the registry's validation takes equality-based terms only" $.Values.registry.selector $term) -}}
+{{- else if contains "!=" $term -}}
+{{- $kv := splitn "!=" 2 $term -}}
+{{- $exprs = append $exprs (dict "key" (trim $kv._0) "operator" "NotIn" "values" (list (trim $kv._1))) -}}
+{{- else if contains "=" $term -}}
+{{- $kv := splitn "=" 2 (replace "==" "=" $term) -}}
+{{- $_ := set $labels (trim $kv._0) (trim $kv._1) -}}
+{{- else if hasPrefix "!" $term -}}
+{{- $exprs = append $exprs (dict "key" (trimPrefix "!" $term | trim) "operator" "DoesNotExist") -}}
+{{- else if $term -}}
+{{- $exprs = append $exprs (dict "key" $term "operator" "Exists") -}}
+{{- end -}}
+{{- end -}}
+{{- $sel := dict -}}
+{{- with $labels }}{{ $_ := set $sel "matchLabels" . }}{{ end -}}
+{{- with $exprs }}{{ $_ := set $sel "matchExpressions" . }}{{ end -}}
+{{- toYaml $sel -}}
+{{- end -}}

@@ -153,7 +153,7 @@ func (o *Options) registryCache(s settings) cache.ByObject {
 }
 
 // setupWebhook adds the registry watcher, the admission handler at
-// /mutate, readiness on the TLS listener and the health checks.
+// /mutate, the registry's validation at /validate-registry, readiness on the TLS listener and the health checks.
 func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	metrics := metrics.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
@@ -219,6 +219,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	}
 	server := mgr.GetWebhookServer()
 	server.Register("/mutate", o.mutateHandler(handler))
+	// called only when a ValidatingWebhookConfiguration sends it the
+	// registry ConfigMaps' edits (the chart's registry.validate.enabled)
+	server.Register(admission.ValidatePath, o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
 	// Readiness on the TLS listener itself, for a probe that proves the
 	// certificate is served: ready once the registry has synced.
 	server.Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,7 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/metrics"
 )
 
 // ServingOptions bound what one client can hold of the webhook server
@@ -56,7 +57,7 @@ func (o *ServingOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ReadTimeout, "read-timeout", o.ReadTimeout, "webhook server: longest a client may take to send a whole request, headers and body; a slower one is answered with an error and its connection closed")
 	fs.DurationVar(&o.WriteTimeout, "write-timeout", o.WriteTimeout, "webhook server: longest from the end of a request's headers to the end of its answer (the body read, the review handled, the answer written)")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", o.IdleTimeout, "webhook server: longest a kept-alive connection waits for its next request")
-	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "most requests to /mutate served at once, from their headers to their answer; one more is answered 429 with Retry-After before its body is read and counted in kpatch_admission_requests_rejected_total; 0: no limit")
+	fs.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "most requests to /mutate served at once, from their headers to their answer; one more is answered 429 with Retry-After before its body is read and counted in kpatch_admission_requests_rejected_total; 0: no limit (/validate-registry has a bound of its own, 8, or this one when lower)")
 }
 
 // validate reports every problem of the serving options.
@@ -116,6 +117,26 @@ func (o *Options) mutateHandler(h *admission.Handler) http.Handler {
 	return admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
 		Webhook: cradmission.Webhook{Handler: h, LogConstructor: admission.LogConstructor},
 	}), o.Serving.MaxInFlight, h.Metrics)
+}
+
+// validationsInFlight bounds the requests to /validate-registry served
+// at once, besides --max-in-flight's bound on /mutate: validations run
+// one at a time (each compiles a candidate registry), and a burst of them
+// never takes the places of admissions.
+const validationsInFlight = 8
+
+// validateHandler is what serves /validate-registry: as /mutate, each
+// request with the API server's deadline, read within the same body limit,
+// at most validationsInFlight at once (or --max-in-flight, when lower),
+// checked by the RegistryValidator.
+func (o *Options) validateHandler(v *admission.RegistryValidator, m *metrics.Metrics) http.Handler {
+	limit := validationsInFlight
+	if o.Serving.MaxInFlight > 0 {
+		limit = min(limit, o.Serving.MaxInFlight)
+	}
+	return admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
+		Webhook: cradmission.Webhook{Handler: v, LogConstructor: admission.LogConstructor},
+	}), limit, m)
 }
 
 // serverLog is controller-runtime's webhook server's logger.

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -29,6 +30,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"kpatch.dev/kpatch/pkg/admission"
@@ -77,6 +80,18 @@ func startServer(t *testing.T, args ...string) *testServer {
 		Registry: func() *registry.Registry { return reg }, RegistryNamespace: s.namespace, Operations: s.operations,
 		OnError: s.onError, Metrics: metrics, Budget: s.budget,
 	}))
+	// /validate-registry, over a registry of one good ConfigMap
+	watcher := &admission.Watcher{
+		Client: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "reg", Namespace: s.namespace, Labels: map[string]string{"kpatch.dev/registry": "true"}},
+			Data:       map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"},
+		}).Build(),
+		Namespace: s.namespace, Selector: s.selector, Metrics: metrics, Log: logr.Discard(),
+	}
+	if err := watcher.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Register(admission.ValidatePath, o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()
@@ -181,15 +196,21 @@ func (s *testServer) wantPatched(t *testing.T, uid string) {
 }
 
 // slowConnection opens a TLS connection and sends the headers of a
-// review announcing 7,000,000 bytes, and one byte of it.
+// review announcing 7,000,000 bytes to /mutate, and one byte of it.
 func (s *testServer) slowConnection(t *testing.T) net.Conn {
+	t.Helper()
+	return s.slowConnectionTo(t, "/mutate")
+}
+
+// slowConnectionTo is slowConnection to path.
+func (s *testServer) slowConnectionTo(t *testing.T, path string) net.Conn {
 	t.Helper()
 	conn, err := tls.Dial("tcp", s.addr, s.tls)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	_, err = fmt.Fprintf(conn, "POST /mutate?timeout=10s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{")
+	_, err = fmt.Fprintf(conn, "POST %s?timeout=10s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{", path)
 	if err != nil {
 		t.Fatal(err)
 	}
