@@ -104,3 +104,12 @@ func conditionText(c apply.ConditionRun) string {
 	}
 	return fmt.Sprintf("when (%s): %s: did not hold", where, c.Condition.String())
 }
+
+// operationOf is the operation of req that the apply loop holds the
+// files' operations (# kpatch:operations:) to; "" (no request) is CREATE.
+func operationOf(req *admissionv1.AdmissionRequest) string {
+	if req == nil {
+		return ""
+	}
+	return string(req.Operation)
+}

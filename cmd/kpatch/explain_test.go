@@ -295,3 +295,25 @@ func TestExplainAuditMode(t *testing.T) {
 		t.Errorf("apply exit %d:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestExplainOperations: the CLI's objects are CREATEs; explain says why
+// a file of UPDATE only does not apply.
+func TestExplainOperations(t *testing.T) {
+	files := map[string]string{
+		"p/a.kpatch": "# kpatch:operations: UPDATE\n[configmap.c]\ndata.b: y\n",
+		"p/b.kpatch": "# kpatch:operations: CREATE\n[configmap.c]\ndata.c: z\n",
+	}
+	code, stdout, stderr := runCLI(t, files, cm, "explain", "-p", "p", "-f", "-")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	want := `ConfigMap c (v1)
+  1. [layer 0, kind.name] p/a.kpatch: unmatched (the file does not apply on the operation: operations UPDATE, not CREATE)
+  2. [layer 0, kind.name] p/b.kpatch: patched
+       + data.c: "z"
+  applied: ` + versioned(files, "p/b.kpatch") + `
+`
+	if stdout != want {
+		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
+	}
+}

@@ -62,7 +62,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
+	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
@@ -94,7 +94,11 @@ func fileList(runs []apply.FileRun, versions map[apply.File]string) []string {
 func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before, after map[string]any) {
 	switch r.Result {
 	case apply.Unmatched:
-		o.add(ord.report(resultUnmatched))
+		rep := ord.report(resultUnmatched)
+		if r.Err != nil { // # kpatch:operations: leaves the operation out
+			rep.Reason = r.Err.Error()
+		}
+		o.add(rep)
 		return
 	case apply.Unmet:
 		rep := ord.report(resultUnmet)

@@ -150,7 +150,7 @@ func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]an
 // untouched. req is the request conditions read (nil: a CREATE by an
 // unnamed user). It returns what the files did to each object.
 func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, found *findings) []*apply.ObjectRun {
-	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}})
+	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req)})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
 		for _, f := range fs {

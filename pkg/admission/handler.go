@@ -115,7 +115,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if reg == nil {
 		return h.answerInternal(log, notSynced())
 	}
-	files := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
+	files := apply.ForOperation(reg.Candidates(req.Kind.Kind, req.Namespace, req.Name), string(req.Operation))
 	if len(files) == 0 && !(h.AnnotateApplied && mentionsApplied(req.Object.Raw)) {
 		return admission.Allowed(""), metrics.ResultUnchanged
 	}
@@ -136,7 +136,11 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if e := checkNamespace(req.Namespace, obj); e != nil {
 		return h.answerInternal(log, e)
 	}
+	if terminating(req, obj) {
+		return admission.Allowed(""), metrics.ResultUnchanged
+	}
 	opts := h.opts(req.Namespace)
+	opts.Operation = string(req.Operation)
 	opts.NewMap = maps.Get // the engine's copies die with the object
 	start := time.Now()
 	bound, leftOut := h.bindValues(reg, files, req, obj)

@@ -66,8 +66,8 @@ const (
 	Unchanged = "unchanged"
 	// Failed is a file that failed on the object and left it untouched.
 	Failed = "failed"
-	// Unmatched is a file that does not target the object (reported to
-	// an Observer only).
+	// Unmatched is a file that does not target the object, or not on the
+	// run's operation (reported to an Observer only).
 	Unmatched = "unmatched"
 	// Disabled is a file whose enabled: metadata is false (Disabled).
 	Disabled = "disabled"

@@ -117,12 +117,17 @@ func (o *Object) Sources(tenant bool) (sources, fallback []map[string]any) {
 func (o *Object) close() { o.seq.Close() }
 
 // apply applies f to the object, the object-th of the run, if it targets
-// it, and says what it did; false when f does not target the object.
+// it on the run's operation, and says what it did; false when f does not
+// target the object.
 func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
-	if !f.Matches(o) {
+	if ops := OperationsOf(f); !ops.Has(opts.Operation) || !f.Matches(o) {
 		if opts.Observer != nil {
 			cur := o.Current()
-			opts.Observer.Observe(object, FileRun{File: f, Result: Unmatched, Ref: o.ref}, cur, cur)
+			fr := FileRun{File: f, Result: Unmatched, Ref: o.ref}
+			if !ops.Has(opts.Operation) {
+				fr.Err = otherOperation(ops, opts.Operation)
+			}
+			opts.Observer.Observe(object, fr, cur, cur)
 		}
 		return FileRun{}, false
 	}

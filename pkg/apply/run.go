@@ -26,6 +26,11 @@ type Options struct {
 	// the request, the old object, the Namespace, and the cost the
 	// conditions of one object may spend together.
 	Admission Admission
+	// Operation is the admission operation of the objects, CREATE or
+	// UPDATE ("" is CREATE, as the CLI has it): a file whose operations
+	// do not hold it (OperationsOf) does not apply, as a file that does
+	// not target the objects.
+	Operation string
 	// Stream says that the objects are one stream, as kustomize build
 	// reads its resources: a Batch file applies to all of them at once
 	// and reads its sources among them, and the files after it match the
@@ -71,8 +76,9 @@ type FileRun struct {
 	// result, it left the object as it was, and its problems are no
 	// problems of the object (Problems, Required leave it out).
 	Audit bool
-	// Err is why the file failed, why it is disabled, or what a file
-	// that applied left out.
+	// Err is why the file failed, why it is disabled, what a file that
+	// applied left out, or why an Unmatched file does not apply on the
+	// run's operation (ErrOtherOperation).
 	Err error
 	// Shared says that Err is the failure of a Batch file on all the
 	// objects at once: the same error on each of them.
@@ -216,7 +222,9 @@ func Run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 			return nil, err
 		}
 		if b, ok := f.(Batch); ok && opts.Stream {
-			applyBatch(b, objects, runs, opts)
+			if OperationsOf(f).Has(opts.Operation) {
+				applyBatch(b, objects, runs, opts)
+			}
 			continue
 		}
 		for i, o := range objects {

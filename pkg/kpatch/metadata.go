@@ -41,6 +41,9 @@ type Metadata struct {
 	// When, when set, is the condition of the whole file: a CEL
 	// expression over the admitted object and its request.
 	When *When
+	// Operations are the admission operations the file applies on; 0:
+	// every one (Patch.Operations).
+	Operations Operations
 }
 
 // MetaValue is a metadata value that may hold variables, and where it is

@@ -31,6 +31,7 @@ var metaFields = map[string]metaField{
 	"description": {text: descriptionText, node: descriptionNode},
 	"layer":       {text: layerText, node: layerNode},
 	WhenKey:       {text: whenText, node: whenNode},
+	OperationsKey: {text: operationsText, node: operationsNode},
 }
 
 // metaKeys lists the metadata keys for messages.

@@ -52,7 +52,9 @@ type RulesKeeper struct {
 	RegistryNamespace string
 	Registry          func() *registry.Registry
 	// Discover lists the served resources.
-	Discover   func(context.Context) ([]ServedResource, error)
+	Discover func(context.Context) ([]ServedResource, error)
+	// Operations are the webhook's (--operations): a resource's rule
+	// takes those of them that the files targeting it apply on.
 	Operations []admissionregistrationv1.OperationType
 	Recorder   events.EventRecorder
 	Log        logr.Logger
@@ -78,7 +80,7 @@ func (k *RulesKeeper) Reconcile(ctx context.Context, _ reconcile.Request) (recon
 	}
 	resolved := ResolveRules(reg, served, k.Operations)
 	k.reportUnserved(ctx, resolved.Unserved)
-	if err := k.apply(ctx, resolved.Rules(k.Operations)); err != nil {
+	if err := k.apply(ctx, resolved.Rules()); err != nil {
 		return reconcile.Result{}, err
 	}
 	if len(resolved.Unserved) > 0 {

@@ -26,7 +26,8 @@ type ServedResource struct {
 
 // Unserved is a target of a registry file that no served resource
 // matches: a kind that does not exist (yet), or one whose resources are
-// cluster-scoped or do not take the webhook's operations.
+// cluster-scoped or take none of the file's operations that the webhook
+// patches.
 type Unserved struct {
 	Ref    registry.FileRef
 	Target string
@@ -38,6 +39,10 @@ type ResolvedRules struct {
 	// Resources are the resources to send to the webhook, sorted by
 	// group, version and name.
 	Resources []schema.GroupVersionResource
+	// Operations are the operations of each resource: the union of the
+	// operations of the files that target it (# kpatch:operations:),
+	// among the webhook's, that the resource takes.
+	Operations map[schema.GroupVersionResource]kpatch.Operations
 	// Unserved lists the targets that match none, in registry order.
 	Unserved []Unserved
 }
@@ -47,7 +52,9 @@ type ResolvedRules struct {
 // the rules never hold more than the admin's targets and the allowlist): a target takes every served version of every resource
 // whose kind and group it admits (kpatch.Target.Matches with any name and
 // namespace), among the namespaced resources that take one of ops (verb
-// create for CREATE, update for UPDATE). Subresources never count. So a
+// create for CREATE, update for UPDATE) that the file applies on, with
+// those operations. Subresources never count; a file none of whose
+// operations is among ops takes nothing. So a
 // kind glob over the built-in kinds, `*` included, takes the built-in
 // resources the engine knows the schema of (never a custom resource, as
 // when it matches objects), a glob restricted to a custom resource's group
@@ -59,10 +66,14 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 		k := strings.ToLower(r.Kind)
 		byKind[k] = append(byKind[k], r)
 	}
-	out := &ResolvedRules{}
-	want := map[schema.GroupVersionResource]bool{}
+	webhook := operationsOf(ops)
+	out := &ResolvedRules{Operations: map[schema.GroupVersionResource]kpatch.Operations{}}
 	for _, f := range reg.InOrder() {
 		allow := tenantKinds(reg, f.Ref)
+		fileOps := apply.OperationsOf(f.File) & webhook
+		if fileOps == 0 {
+			continue // the webhook never applies it
+		}
 		for _, t := range fileTargets(f.File) {
 			candidates := usable
 			if !strings.ContainsAny(t.Kind, "*?@") {
@@ -70,8 +81,9 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 			}
 			found := false
 			for _, r := range candidates {
-				if targetsResource(t, r) && (allow == nil || allow.Allows(r.Kind, r.Group)) {
-					want[r.GroupVersionResource], found = true, true
+				if rops := fileOps & taken(r); rops != 0 && targetsResource(t, r) && (allow == nil || allow.Allows(r.Kind, r.Group)) {
+					out.Operations[r.GroupVersionResource] |= rops
+					found = true
 				}
 			}
 			if !found {
@@ -79,7 +91,37 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 			}
 		}
 	}
-	out.Resources = slices.SortedFunc(maps.Keys(want), compareGVR)
+	out.Resources = slices.SortedFunc(maps.Keys(out.Operations), compareGVR)
+	return out
+}
+
+// operationsOf is the set of the webhook's operations.
+func operationsOf(ops []admissionregistrationv1.OperationType) kpatch.Operations {
+	var set kpatch.Operations
+	for _, op := range ops {
+		set |= kpatch.ParseOperation(string(op))
+	}
+	return set
+}
+
+// taken are the operations whose verbs r takes (create for CREATE,
+// update for UPDATE).
+func taken(r ServedResource) kpatch.Operations {
+	var set kpatch.Operations
+	for _, v := range r.Verbs {
+		set |= kpatch.ParseOperation(v)
+	}
+	return set
+}
+
+// operationTypes lists a set of operations as rules name them, CREATE
+// first.
+func operationTypes(set kpatch.Operations) []admissionregistrationv1.OperationType {
+	names := set.Names()
+	out := make([]admissionregistrationv1.OperationType, len(names))
+	for i, n := range names {
+		out[i] = admissionregistrationv1.OperationType(n)
+	}
 	return out
 }
 
@@ -150,34 +192,41 @@ func compareGVR(a, b schema.GroupVersionResource) int {
 	return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Version, b.Version), strings.Compare(a.Resource, b.Resource))
 }
 
-// Rules are the webhook rules of the resources, with ops and scope
-// Namespaced: one rule per group and set of resources, with the versions
-// that serve exactly that set, in order.
-func (r *ResolvedRules) Rules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
-	type key struct{ group, resources string }
+// Rules are the webhook rules of the resources, with their operations
+// and scope Namespaced: one rule per group, set of operations and set of
+// resources, with the versions that serve exactly that set, in order.
+func (r *ResolvedRules) Rules() []admissionregistrationv1.RuleWithOperations {
+	type gvOps struct {
+		gv  schema.GroupVersion
+		ops kpatch.Operations
+	}
+	type key struct {
+		group, resources string
+		ops              kpatch.Operations
+	}
 	var order []key
 	versions := map[key][]string{}
-	byGV := map[schema.GroupVersion][]string{}
-	var gvs []schema.GroupVersion
+	byGV := map[gvOps][]string{}
+	var gvs []gvOps
 	for _, res := range r.Resources {
-		gv := res.GroupVersion()
-		if _, ok := byGV[gv]; !ok {
-			gvs = append(gvs, gv)
+		g := gvOps{res.GroupVersion(), r.Operations[res]}
+		if _, ok := byGV[g]; !ok {
+			gvs = append(gvs, g)
 		}
-		byGV[gv] = append(byGV[gv], res.Resource)
+		byGV[g] = append(byGV[g], res.Resource)
 	}
-	for _, gv := range gvs {
-		k := key{gv.Group, strings.Join(byGV[gv], ",")}
+	for _, g := range gvs {
+		k := key{g.gv.Group, strings.Join(byGV[g], ","), g.ops}
 		if _, ok := versions[k]; !ok {
 			order = append(order, k)
 		}
-		versions[k] = append(versions[k], gv.Version)
+		versions[k] = append(versions[k], g.gv.Version)
 	}
 	scope := admissionregistrationv1.NamespacedScope
 	out := make([]admissionregistrationv1.RuleWithOperations, 0, len(order))
 	for _, k := range order {
 		out = append(out, admissionregistrationv1.RuleWithOperations{
-			Operations: slices.Clone(ops),
+			Operations: operationTypes(k.ops),
 			Rule: admissionregistrationv1.Rule{
 				APIGroups: []string{k.group}, APIVersions: versions[k],
 				Resources: strings.Split(k.resources, ","), Scope: &scope,

@@ -116,7 +116,7 @@ func TestRulesGroupVersions(t *testing.T) {
 		{Operations: createOnly, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps", "pods"}, Scope: &ns}},
 		{Operations: createOnly, Rule: admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v1", "v1beta1"}, Resources: []string{"widgets"}, Scope: &ns}},
 	}
-	if got := r.Rules(createOnly); !reflect.DeepEqual(got, want) {
+	if got := r.Rules(); !reflect.DeepEqual(got, want) {
 		t.Errorf("rules %+v", got)
 	}
 }
@@ -173,5 +173,53 @@ func TestResolveRulesOfReplacements(t *testing.T) {
 	got := resolve(t, map[string]string{"r.yaml": "replacements:\n- source: {kind: ConfigMap, name: c, fieldPath: data.a}\n  targets:\n  - select: {kind: Widget}\n    fieldPaths: [spec.a]\n  - select: {name: any}\n    fieldPaths: [spec.b]\n"})
 	if r := resources(got); r != "widgets.v1.example.com widgets.v1beta1.example.com" || len(got.Unserved) != 0 {
 		t.Errorf("resources %s, unserved %v", r, got.Unserved)
+	}
+}
+
+// TestRulesOperations: a resource's rule takes the union of the
+// operations of the files that target it, among the webhook's and those
+// the resource takes; a file none of whose operations the webhook
+// patches takes no resource and is not unserved.
+func TestRulesOperations(t *testing.T) {
+	var c registry.Compiler
+	b := c.Build([]corev1.ConfigMap{configMap("reg", map[string]string{
+		"a.kpatch": "# kpatch:operations: CREATE\n[deployment(apps).web]\nreplicas: 2\n\n[pod.p]\nlabels.a: b\n\n[binding.b]\nlabels.a: b\n",
+		"b.kpatch": "[configmap.c]\ndata.a: b\n\n[pod.*]\nlabels.b: c\n",
+		"c.kpatch": "# kpatch:operations: UPDATE\n[statefulset.s]\nreplicas: 2\n\n[binding.b]\nlabels.a: b\n",
+		"d.yaml":   "- metadata: {operations: [UPDATE]}\n- target: job.j\n  patch: {labels.a: b}\n",
+	})}, nil)
+	both := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	update := []admissionregistrationv1.OperationType{admissionregistrationv1.Update}
+	ns := admissionregistrationv1.NamespacedScope
+	rule := func(ops []admissionregistrationv1.OperationType, group string, resources ...string) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"}, Resources: resources, Scope: &ns}}
+	}
+	r := ResolveRules(b.Registry, cluster, both)
+	want := []admissionregistrationv1.RuleWithOperations{
+		// bindings take create only: c's UPDATE does not reach them
+		rule(createOnly, "", "bindings"),
+		rule(both, "", "configmaps", "pods"),
+		rule(createOnly, "apps", "deployments"),
+		rule(update, "apps", "statefulsets"),
+		rule(update, "batch", "jobs"),
+	}
+	if got := r.Rules(); !reflect.DeepEqual(got, want) {
+		t.Errorf("rules\n%+v\nwant\n%+v", got, want)
+	}
+	// bindings take no update: c's binding target reaches nothing
+	if len(r.Unserved) != 1 || r.Unserved[0].Ref.Key != "c.kpatch" || r.Unserved[0].Target != "binding.b" {
+		t.Errorf("unserved %v", r.Unserved)
+	}
+	// --operations=CREATE: the UPDATE-only files take nothing
+	r = ResolveRules(b.Registry, cluster, createOnly)
+	want = []admissionregistrationv1.RuleWithOperations{
+		rule(createOnly, "", "bindings", "configmaps", "pods"),
+		rule(createOnly, "apps", "deployments"),
+	}
+	if got := r.Rules(); !reflect.DeepEqual(got, want) {
+		t.Errorf("CREATE only: rules\n%+v\nwant\n%+v", got, want)
+	}
+	if len(r.Unserved) != 0 {
+		t.Errorf("CREATE only: unserved %v", r.Unserved)
 	}
 }

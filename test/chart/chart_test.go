@@ -67,7 +67,7 @@ var modes = []struct {
 		"metrics":  map[string]any{"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}},
 		"registry": map[string]any{"example": true},
 	}},
-	{"updates-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE", "UPDATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
+	{"create-only-strict", map[string]any{"webhook": map[string]any{"operations": []any{"CREATE"}, "strict": true, "excludeNamespaces": []any{"legacy"}}}},
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
 		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
@@ -266,8 +266,17 @@ func TestWebhookConfiguration(t *testing.T) {
 		if !slices.Contains(excluded, namespace) || !slices.Contains(excluded, "kube-system") {
 			t.Errorf("%s: excluded namespaces %v lack the release namespace or kube-system", m.name, excluded)
 		}
-		if m.name == "updates-strict" && !slices.Contains(excluded, "legacy") {
+		if m.name == "create-only-strict" && !slices.Contains(excluded, "legacy") {
 			t.Errorf("%s: extra exclusion missing: %v", m.name, excluded)
+		}
+		wantOps := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+		if m.name == "create-only-strict" {
+			wantOps = wantOps[:1]
+		}
+		for _, r := range w.Rules {
+			if !slices.Equal(r.Operations, wantOps) {
+				t.Errorf("%s: rule %v has operations %v, want %v", m.name, r.Resources, r.Operations, wantOps)
+			}
 		}
 		inject := mwc.Annotations["cert-manager.io/inject-ca-from"]
 		if m.name == "cert-manager" {

@@ -82,7 +82,7 @@ func NewOptions() *Options {
 		MetricsBindAddress:     ":8080",
 		HealthProbeBindAddress: ":8081",
 		RegistrySelector:       "kpatch.dev/registry=true",
-		Operations:             []string{string(admissionv1.Create)},
+		Operations:             []string{string(admissionv1.Create), string(admissionv1.Update)},
 		OnError:                string(admission.ErrorPolicyAllow),
 		NamespaceSources:       true,
 		EventsOnPatchRate:      5,
@@ -120,7 +120,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
 	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector of the namespaces the cluster admin marked "+informed.TenantLabel+"="+informed.TenantEnabled+" (one watch per marked namespace): they patch the objects of their own namespace only, of the kinds of --tenant-kinds, before the registry namespace's files")
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
-	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
+	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE; a patch file's # kpatch:operations: narrows them for that file")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
 	fs.BoolVar(&o.AnnotateApplied, "annotate-applied", o.AnnotateApplied, "write the annotation "+admission.AppliedAnnotation+" on every object files change, listing them (configmap/key@version, ...), and keep any other value of it out of the objects the webhook patches")
 	fs.BoolVar(&o.EventsOnPatch, "events-on-patch", o.EventsOnPatch, "record an Event on every object files change, naming them (RBAC: events create in every namespace); every replica records its own, within --events-on-patch-rate")

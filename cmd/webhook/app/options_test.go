@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 		o.Strict || o.Profiling || o.EnableHTTP2 || o.ProfilingBindAddress != "127.0.0.1:8082" {
 		t.Errorf("defaults %+v", o)
 	}
-	if s.onError != admission.ErrorPolicyAllow || !slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Create}) ||
+	if s.onError != admission.ErrorPolicyAllow || !slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Create, admissionv1.Update}) ||
 		s.selector.String() != "kpatch.dev/registry=true" || s.namespace != "from-pod" {
 		t.Errorf("parsed defaults %+v", s)
 	}
@@ -110,7 +110,7 @@ func TestRegistryFlags(t *testing.T) {
 func TestFlags(t *testing.T) {
 	o := parse(t, "--kubeconfig=/k", "--cert-dir=/tls", "--port=10443", "--metrics-bind-address=:9090",
 		"--health-probe-bind-address=:9091", "--registry-namespace=reg", "--registry-selector=team in (a,b)",
-		"--operations=create,UPDATE", "--strict", "--on-error=deny", "--profiling", "--profiling-bind-address=[::1]:6060",
+		"--operations=update", "--strict", "--on-error=deny", "--profiling", "--profiling-bind-address=[::1]:6060",
 		"--enable-http2", "--tls-mode=self-managed", "--tls-secret-name=ca", "--tls-dns-names=a.svc,b.svc",
 		"--webhook-configuration-name=mwc", "--zap-log-level=debug")
 	s, err := o.parse()
@@ -123,7 +123,7 @@ func TestFlags(t *testing.T) {
 		t.Errorf("options %+v", o)
 	}
 	if s.namespace != "reg" || s.onError != admission.ErrorPolicyDeny || s.selector.String() != "team in (a,b)" ||
-		!slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Create, admissionv1.Update}) {
+		!slices.Equal(s.operations, []admissionv1.Operation{admissionv1.Update}) {
 		t.Errorf("parsed %+v", s)
 	}
 	if o.Zap.Level == nil {
