@@ -88,11 +88,20 @@ var namespaces = []string{"soak-a", "soak-b", "soak-c"}
 // it.
 const tenantLabel = "kpatch.dev/tenant-registry"
 
-func run(ctx context.Context, cfg Config) (bool, error) {
+func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	dir, err := os.MkdirTemp("", "kpatch-soak")
 	if err != nil {
 		return false, err
 	}
+	// the logs stay when the soak fails or cannot run
+	keep := true
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%w (logs of kube-apiserver and the replicas: %s)", err, dir)
+		} else if !keep {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	apiLog, err := NewAPIServerLog(filepath.Join(dir, "kube-apiserver.log"))
 	if err != nil {
 		return false, err
@@ -167,7 +176,7 @@ func run(ctx context.Context, cfg Config) (bool, error) {
 		}
 		return nil
 	}); err != nil {
-		return false, fmt.Errorf("before the load: %w (logs in %s)", err, dir)
+		return false, fmt.Errorf("before the load: %w", err)
 	}
 
 	rep := &Report{Config: cfg, Dir: dir, LoadBefore: loadAverage()}
@@ -227,10 +236,17 @@ func run(ctx context.Context, cfg Config) (bool, error) {
 		e, l := r.Log.Terms()
 		rep.Terms = append(rep.Terms, fmt.Sprintf("%s: elected %d, terms ended %d", r.Name, e, l))
 	}
+	rep.CutChecks, rep.ReadyFailures = watch.CutChecks.Load(), watch.Failed.Load()
 	for _, line := range rep.APIRefused {
 		tally.Violate("the API server refused an answer: %s", line)
 	}
-	return rep.Print(os.Stdout, tally), nil
+	ok := rep.Print(os.Stdout, tally)
+	if ok {
+		keep = false
+	} else {
+		fmt.Printf("logs of kube-apiserver and the replicas: %s\n", dir)
+	}
+	return ok, nil
 }
 
 // setup creates the tenant namespaces (opted in, marked as tenants), their

@@ -28,6 +28,7 @@ type Report struct {
 	CutClosed                                     int64
 	CutVersion, HealVersion, CutLost              int
 	CutProbes, CutAnswered                        int
+	CutChecks, ReadyFailures                      int64
 	Slow                                          *SlowBodies
 	Front                                         *Relay
 	RSS                                           []RSSSample
@@ -71,8 +72,8 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	}
 	p("restart: replica %s (the leader) at %s, ready again %s later; replica %s elected %s after the restart began",
 		rep.Restarted, rep.RestartAt.Round(time.Second), rep.RestartReady.Round(100*time.Millisecond), rep.NewLeader, rep.LeaderChange.Round(100*time.Millisecond))
-	p("cut: at %s for %s, %d connections to the API server closed, %d terms of leadership ended; %d of %d reviews posted to the replicas meanwhile answered with the patch of the version they held (%d when the cut began)",
-		rep.CutAt.Round(time.Second), rep.Cut, rep.CutClosed, rep.CutLost, rep.CutAnswered, rep.CutProbes, rep.CutVersion)
+	p("cut: at %s for %s, %d connections to the API server closed, %d terms of leadership ended; %d of %d reviews posted to the replicas meanwhile answered with the patch of the version they held (%d when the cut began); /readyz checked %d times meanwhile, %d failures in the whole run",
+		rep.CutAt.Round(time.Second), rep.Cut, rep.CutClosed, rep.CutLost, rep.CutAnswered, rep.CutProbes, rep.CutVersion, rep.CutChecks, rep.ReadyFailures)
 	p("after the cut: version %d, the first edit after it healed, answered by both replicas %s after it healed", rep.HealVersion, rep.CatchUp.Round(100*time.Millisecond))
 	p("leadership: %s", strings.Join(rep.Terms, "; "))
 	p("API server, during the load: %d answers refused, %d calls failed open without an answer (%d before the load, while the soak set up and no replica ran)",
@@ -87,7 +88,6 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	rep.printRSS(p)
 	p("")
 	n, violations := tally.Violations()
-	p("logs: %s", rep.Dir)
 	if n == 0 {
 		p("PASS: nothing admitted unpatched where the registry in force patches it, no answer refused, no answer with another namespace's data, ready throughout")
 		return true
