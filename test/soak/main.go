@@ -29,10 +29,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kpatch.dev/kpatch/test/cluster"
 )
@@ -55,6 +59,8 @@ func main() {
 		}
 		duration = d
 	}
+	// controller-runtime's clients log nothing the soak reads
+	ctrllog.SetLogger(logr.Discard())
 	var cfg Config
 	flag.DurationVar(&cfg.Duration, "duration", duration, "how long the load runs (default $SOAK_DURATION, else 10m)")
 	flag.DurationVar(&cfg.Cut, "cut", 30*time.Second, "how long the replicas are cut off the API server, from the middle of the run")
@@ -129,7 +135,7 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	link, err := NewRelay("127.0.0.1:0", api.Host)
+	link, err := NewRelay("127.0.0.1:0", nil, api.Host)
 	if err != nil {
 		return false, err
 	}
@@ -145,11 +151,6 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	if err := errors.Join(errA, errB); err != nil {
 		return false, err
 	}
-	front, err := NewRelay(fmt.Sprintf("127.0.0.1:%d", c.Port), fmt.Sprintf("127.0.0.1:%d", portA), fmt.Sprintf("127.0.0.1:%d", portB))
-	if err != nil {
-		return false, err
-	}
-	defer front.Close()
 	args := []string{"--kubeconfig", kubeconfig, "--leader-elect", "--leader-election-id", "soak", "--last-good-configmap", "soak-last-good",
 		"--operations", "CREATE,UPDATE", "--tenant-registries"}
 	step("starting two replicas")
@@ -164,6 +165,12 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	}
 	defer b.Stop()
 	replicas := []*Replica{a, b}
+	front, err := NewRelay(fmt.Sprintf("127.0.0.1:%d", c.Port), func(i int) bool { return replicas[i].Serving() },
+		fmt.Sprintf("127.0.0.1:%d", portA), fmt.Sprintf("127.0.0.1:%d", portB))
+	if err != nil {
+		return false, err
+	}
+	defer front.Close()
 	httpClient := c.HTTPClient()
 	if err := waitFor(time.Minute, func() error {
 		if !a.Log.Leading() && !b.Log.Leading() {
@@ -181,7 +188,16 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 
 	rep := &Report{Config: cfg, Dir: dir, LoadBefore: loadAverage()}
 	tally := NewTally()
-	load := &Load{Client: c.Client, Namespaces: namespaces, Nonce: nonce, Edits: edits, Tally: tally, MaxStale: cfg.MaxStale}
+	warnings := &Warnings{}
+	loadConfig := rest.CopyConfig(c.Config)
+	loadConfig.WarningHandlerWithContext = warnings
+	// the default of client-go (5 requests a second) would pace the load
+	loadConfig.QPS, loadConfig.Burst = 1000, 1000
+	loadClient, err := client.New(loadConfig, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return false, err
+	}
+	load := &Load{Client: loadClient, Namespaces: namespaces, Nonce: nonce, Edits: edits, Tally: tally, MaxStale: cfg.MaxStale}
 	slow := &SlowBodies{}
 	step(fmt.Sprintf("soaking for %s", cfg.Duration))
 	loadCtx, stopLoad := context.WithCancel(ctx)
@@ -232,6 +248,7 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	rep.Front = front
 	rep.APIRefused, rep.APIUnreachable, rep.APIFailedBefore = apiLog.Failed()
 	rep.APIMetrics = apiServerMetrics(ctx, c)
+	rep.Warnings, rep.WarningCount = warnings.Top(5)
 	for _, r := range replicas {
 		e, l := r.Log.Terms()
 		rep.Terms = append(rep.Terms, fmt.Sprintf("%s: elected %d, terms ended %d", r.Name, e, l))

@@ -53,7 +53,12 @@ func (w *Watch) Run(ctx context.Context, period time.Duration) {
 			if cut {
 				w.CutChecks.Add(1)
 			}
-			if err := r.Ready(); err != nil && err != errRestarting && r.Webhook() == wh {
+			err := r.Ready()
+			if r.Webhook() == wh {
+				// as the endpoints of a Service follow readiness
+				r.ready.Store(err == nil)
+			}
+			if err != nil && err != errRestarting && r.Webhook() == wh {
 				w.Failed.Add(1)
 				when := "outside the cut"
 				if cut {

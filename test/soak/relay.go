@@ -11,14 +11,16 @@ import (
 )
 
 // Relay forwards TCP connections from its address to its targets, each
-// new connection to the next target that accepts it (round robin). It
-// stands for a Service in front of the webhook's replicas, and for the
+// new connection to the next target that serves and accepts it (round
+// robin). It stands for a Service in front of the webhook's replicas
+// (Serving is then its endpoints: the replicas that are ready), and for the
 // network between the webhook and the API server, which Cut breaks as a
 // control-plane upgrade does: the open connections (the watches among
 // them) are closed and new ones refused until Heal.
 type Relay struct {
 	Addr    string
 	targets []string
+	serving func(i int) bool
 
 	mu       sync.Mutex
 	listener net.Listener
@@ -31,9 +33,10 @@ type Relay struct {
 }
 
 // NewRelay listens on addr ("127.0.0.1:0": a free port) and forwards to
-// targets.
-func NewRelay(addr string, targets ...string) (*Relay, error) {
-	r := &Relay{targets: targets, conns: map[net.Conn]net.Conn{}, Forwarded: make([]atomic.Int64, len(targets))}
+// targets; serving, when not nil, says whether target i may be sent
+// connections.
+func NewRelay(addr string, serving func(i int) bool, targets ...string) (*Relay, error) {
+	r := &Relay{targets: targets, serving: serving, conns: map[net.Conn]net.Conn{}, Forwarded: make([]atomic.Int64, len(targets))}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -70,6 +73,10 @@ func (r *Relay) forward(in net.Conn) {
 	var err error
 	for i := range r.targets {
 		t := (start + i) % len(r.targets)
+		if r.serving != nil && !r.serving(t) {
+			err = fmt.Errorf("target %d is not serving", t)
+			continue
+		}
 		if out, err = net.DialTimeout("tcp", r.targets[t], dialTimeout); err == nil {
 			r.Forwarded[t].Add(1)
 			break

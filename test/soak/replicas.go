@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kpatch.dev/kpatch/test/cluster"
@@ -26,6 +27,9 @@ type Replica struct {
 
 	mu sync.Mutex
 	w  *cluster.Webhook // nil while restarting
+	// ready is what a Service's endpoints know: the process passed its
+	// readiness check and is not being stopped.
+	ready atomic.Bool
 }
 
 // StartReplica starts a webhook process on port, logging to logPath.
@@ -46,8 +50,13 @@ func (r *Replica) start(ctx context.Context) error {
 	r.mu.Lock()
 	r.w = w
 	r.mu.Unlock()
+	r.ready.Store(true)
 	return nil
 }
+
+// Serving reports whether a Service would send the replica requests: it
+// is ready and not being stopped.
+func (r *Replica) Serving() bool { return r.ready.Load() }
 
 // Webhook returns the running process, nil while it restarts.
 func (r *Replica) Webhook() *cluster.Webhook {
@@ -59,6 +68,7 @@ func (r *Replica) Webhook() *cluster.Webhook {
 // Restart stops the process and starts it again on the same port; it
 // returns when the new one is ready.
 func (r *Replica) Restart(ctx context.Context) error {
+	r.ready.Store(false)
 	r.mu.Lock()
 	w := r.w
 	r.w = nil

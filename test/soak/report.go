@@ -33,6 +33,8 @@ type Report struct {
 	Front                                         *Relay
 	RSS                                           []RSSSample
 	APIRefused, APIUnreachable, APIMetrics, Terms []string
+	Warnings                                      []string
+	WarningCount                                  int
 }
 
 // Print writes the report and returns whether the soak passed.
@@ -64,6 +66,10 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	p("staleness of the answers (how long a newer version had been written): p50 %s, p99 %s, max %s; from the cut until caught up, max %s",
 		ms(percentile(rep.Staleness, 50)), ms(percentile(rep.Staleness, 99)), ms(percentile(rep.Staleness, 100)), ms(percentile(rep.CutStaleness, 100)))
 	p("stored objects checked at the end: %d", rep.Swept)
+	p("warnings with the answers through the API server: %d", rep.WarningCount)
+	for _, w := range rep.Warnings {
+		p("  %s", w)
+	}
 	if rep.Front != nil {
 		p("connections of the API server to the replicas: a %d, b %d", rep.Front.Forwarded[0].Load(), rep.Front.Forwarded[1].Load())
 	}
