@@ -70,8 +70,10 @@ func (w *Watch) Run(ctx context.Context, period time.Duration) {
 	}
 }
 
-// restart restarts the leading replica and waits for the other one to
-// take the lease.
+// restart stops the leading replica, waits for the other one to take the
+// lease (the stopped one releases it), and starts it again. Waiting makes
+// the leader change certain: a replica that came back at once could win
+// the lease again before the other one tried.
 func (rep *Report) restart(ctx context.Context, replicas []*Replica, tally *Tally) {
 	var leader, other *Replica
 	_ = waitFor(30*time.Second, func() error {
@@ -90,23 +92,23 @@ func (rep *Report) restart(ctx context.Context, replicas []*Replica, tally *Tall
 	step("restarting replica " + leader.Name + ", the leader")
 	t0 := time.Now()
 	rep.RestartAt = t0.Sub(rep.Start)
-	rep.Restarted = leader.Name
-	if err := leader.Restart(ctx); err != nil {
-		tally.Violate("restarting replica %s: %v", leader.Name, err)
-		return
-	}
-	rep.RestartReady = time.Since(t0)
+	rep.Restarted, rep.NewLeader = leader.Name, other.Name
+	leader.Down()
 	if err := waitFor(time.Minute, func() error {
 		e, ok := other.Log.ElectedAfter(t0)
 		if !ok {
 			return fmt.Errorf("replica %s was not elected", other.Name)
 		}
 		rep.LeaderChange = e.Sub(t0)
-		rep.NewLeader = other.Name
 		return nil
 	}); err != nil {
-		tally.Violate("no leader change after the leader's restart: %v", err)
+		tally.Violate("no leader change after the leader stopped: %v", err)
 	}
+	if err := leader.Up(ctx); err != nil {
+		tally.Violate("restarting replica %s: %v", leader.Name, err)
+		return
+	}
+	rep.RestartReady = time.Since(t0)
 }
 
 // cut cuts the replicas off the API server for cfg.Cut, probing them

@@ -65,9 +65,9 @@ func (r *Replica) Webhook() *cluster.Webhook {
 	return r.w
 }
 
-// Restart stops the process and starts it again on the same port; it
-// returns when the new one is ready.
-func (r *Replica) Restart(ctx context.Context) error {
+// Down stops the process, for a restart: Up starts it again on the same
+// port.
+func (r *Replica) Down() {
 	r.ready.Store(false)
 	r.mu.Lock()
 	w := r.w
@@ -75,8 +75,10 @@ func (r *Replica) Restart(ctx context.Context) error {
 	r.mu.Unlock()
 	w.Stop()
 	r.Log.stopped(time.Now())
-	return r.start(ctx)
 }
+
+// Up starts the process again after Down; it returns when it is ready.
+func (r *Replica) Up(ctx context.Context) error { return r.start(ctx) }
 
 // Stop stops the process.
 func (r *Replica) Stop() {

@@ -76,8 +76,8 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	if rep.Slow != nil {
 		p("slow-body connections: %d held all along, %d opened in all, %d answered and closed by a replica's read timeout", rep.Config.Slow, rep.Slow.Opened.Load(), rep.Slow.Answered.Load())
 	}
-	p("restart: replica %s (the leader) at %s, ready again %s later; replica %s elected %s after the restart began",
-		rep.Restarted, rep.RestartAt.Round(time.Second), rep.RestartReady.Round(100*time.Millisecond), rep.NewLeader, rep.LeaderChange.Round(100*time.Millisecond))
+	p("restart: replica %s (the leader) stopped at %s; replica %s elected %s later; replica %s started again once it was, ready %s after its stop began",
+		rep.Restarted, rep.RestartAt.Round(time.Second), rep.NewLeader, rep.LeaderChange.Round(100*time.Millisecond), rep.Restarted, rep.RestartReady.Round(100*time.Millisecond))
 	p("cut: at %s for %s, %d connections to the API server closed, %d terms of leadership ended; %d of %d reviews posted to the replicas meanwhile answered with the patch of the version they held (%d when the cut began); /readyz checked %d times meanwhile, %d failures in the whole run",
 		rep.CutAt.Round(time.Second), rep.Cut, rep.CutClosed, rep.CutLost, rep.CutAnswered, rep.CutProbes, rep.CutVersion, rep.CutChecks, rep.ReadyFailures)
 	p("after the cut: version %d, the first edit after it healed, answered by both replicas %s after it healed", rep.HealVersion, rep.CatchUp.Round(100*time.Millisecond))
