@@ -25,7 +25,7 @@ COMMIT_TIME ?= $(shell git log -1 --format=%cI 2>/dev/null)
 SOURCE_URL  ?= https://github.com/kpatch-dev/kpatch
 STAMP        = -X kpatch.dev/kpatch/internal/buildinfo.version=$(VERSION) -X kpatch.dev/kpatch/internal/buildinfo.commit=$(COMMIT)
 
-.PHONY: controlplane chart e2e load certs image notices tools release all build demo demo-cli test unit conformance lint fmt-check vet staticcheck tidy-check fuzz-corpus fuzz bench bench-e2e clean
+.PHONY: controlplane chart e2e load soak certs image notices tools release all build demo demo-cli test unit conformance lint fmt-check vet staticcheck tidy-check fuzz-corpus fuzz bench bench-e2e clean
 
 all: build
 
@@ -180,6 +180,17 @@ controlplane:
 ## load: the webhook under load on the real control plane (figures in docs/performance.md).
 load: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load
+
+## soak: the webhook's two replicas (leader election on) under mixed load
+## through the real API server for SOAK_DURATION, with a registry edit every
+## second, a restart of the leader, 20 slow-body connections, forged reviews
+## and 30 s cut off the API server; fails when an object was admitted
+## unpatched where the registry in force patches it, an answer was refused,
+## or one held another namespace's data (figures in docs/security.md). Not
+## part of `make test`.
+SOAK_DURATION ?= 10m
+soak: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) SOAK_DURATION=$(SOAK_DURATION) $(GO) run ./test/soak
 
 ## bench: the engine's and the handler's benchmarks (figures in docs/performance.md).
 bench:

@@ -52,6 +52,9 @@ type Options struct {
 	// WebhookClientCertificate has the API server present a client
 	// certificate to the webhook, signed by the CA of ClientCAFile.
 	WebhookClientCertificate bool
+	// APIServerOutput, when set, receives kube-apiserver's standard output
+	// and error: its log, where a webhook call that failed open is told.
+	APIServerOutput io.Writer
 }
 
 // Cluster is a running control plane with the webhook configuration
@@ -103,6 +106,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "kpatch-cluster")
 	if err != nil {
 		return nil, err
+	}
+	if o.APIServerOutput != nil {
+		apiServer := env.ControlPlane.GetAPIServer()
+		apiServer.Out, apiServer.Err = o.APIServerOutput, o.APIServerOutput
 	}
 	var clientCA string
 	if o.WebhookClientCertificate {
