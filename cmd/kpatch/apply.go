@@ -7,6 +7,7 @@ import (
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // applyOptions are the flags of kpatch apply.
@@ -19,6 +20,7 @@ type applyOptions struct {
 	failUnmatched bool
 	vars          variableFlags
 	registry      registryFlags
+	crds          crdFlag
 }
 
 func newApplyCommand(s streams) *cobra.Command {
@@ -82,6 +84,7 @@ and nothing is printed. The registry's ConfigMaps carry their values:
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "a file section whose target matches no object of the input is an error (exit 1), not a warning")
 	o.vars.register(f)
 	o.registry.register(f)
+	o.crds.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -120,7 +123,7 @@ func (o *applyOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
-	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched}
+	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched, crds: o.crds}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	found.print(s.err)
@@ -162,6 +165,7 @@ type applyRun struct {
 	inputs        []string
 	namespace     string
 	failUnmatched bool
+	crds          crdFlag
 }
 
 // apply loads the patches and the manifests and patches every object. It
@@ -178,7 +182,10 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 	if err != nil {
 		return nil, found, err
 	}
-	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, found)
+	if err := r.crds.load(r.src); err != nil {
+		return nil, found, err
+	}
+	files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, &schema.Checker{CRDs: r.crds.get}, found)
 	found.ReportRequired(files.patches(), m.Objects(), r.namespace)
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil

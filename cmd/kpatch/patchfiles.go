@@ -137,9 +137,10 @@ func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]an
 // order the files meet the objects: a run of patch files on each object
 // in turn, then a replacements file once. A file that fails on an object
 // leaves it untouched, a replacements file that fails leaves every object
-// untouched.
-func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findings) {
-	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts})
+// untouched. valid holds the results to what the API server accepts: a
+// file whose changes it would refuse is left out of that object.
+func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, valid apply.Validator, found *findings) {
+	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Valid: valid})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
 		for _, f := range fs {
