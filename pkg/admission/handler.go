@@ -20,6 +20,7 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // maxWarnings bounds the warnings of one response; the API server shows
@@ -54,6 +55,21 @@ type Handler struct {
 	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
 	// that replacements read at admission; nil when there are none.
 	Sources informed.Sources
+	// Schemas holds every answer to what the API server accepts for the
+	// object's kind: a file whose changes it would refuse is left out of
+	// the object, with a warning (denied when Strict). Nil checks the
+	// built-in kinds only; with CRDs set, custom resources too.
+	Schemas *schema.Checker
+}
+
+// builtinSchemas checks the built-in kinds: Handler.Schemas when nil.
+var builtinSchemas = &schema.Checker{}
+
+func (h *Handler) schemas() *schema.Checker {
+	if h.Schemas == nil {
+		return builtinSchemas
+	}
+	return h.Schemas
 }
 
 // DefaultBudget is the work one file may do on one object: a million
