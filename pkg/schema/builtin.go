@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -193,6 +194,9 @@ func (n *goType) describe() string {
 // Go type, with the type's enum values; a type that decodes itself (a
 // quantity, a time) is decoded by its own code, as the API server does.
 func (n *goType) check(v any) string {
+	if n.t == quantityType {
+		return checkQuantity(v)
+	}
 	if n.kind == shapeOpaque {
 		return decodes(v, n.t)
 	}
@@ -250,6 +254,25 @@ func checkInteger(v any, t reflect.Type) string {
 		return "the field is an integer, not " + describeValue(v)
 	}
 	return "the field is a " + strconv.Itoa(t.Bits()) + "-bit integer, and " + text + " is out of its range"
+}
+
+var quantityType = reflect.TypeFor[resource.Quantity]()
+
+// checkQuantity is the problem of a quantity, read as its UnmarshalJSON
+// reads it (text or a number, spaces around it trimmed) without the
+// round trip through JSON.
+func checkQuantity(v any) string {
+	text, ok := v.(string)
+	if !ok {
+		if !jsonvalue.IsNumber(v) {
+			return decodes(v, quantityType)
+		}
+		text, _ = jsonvalue.Text(v)
+	}
+	if _, err := resource.ParseQuantity(strings.TrimSpace(text)); err != nil {
+		return "not a valid Quantity: " + err.Error()
+	}
+	return ""
 }
 
 // decodes is the problem of decoding v into a new value of type t, as

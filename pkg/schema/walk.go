@@ -143,8 +143,9 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 }
 
 // items checks the items of a list that changed: an item the same as the
-// one at its index before, or one of the maps and lists the list held
-// before (moved by an insertion), is not read.
+// one at its index before, or, when the list grew or shrank, one of the
+// maps and lists the list held before (moved by an insertion or a
+// removal), is not read.
 func (w *walker) items(b, a []any, n node) error {
 	var held map[unsafe.Pointer]bool
 	for i, item := range a {
@@ -155,7 +156,7 @@ func (w *walker) items(b, a []any, n node) error {
 				continue
 			}
 		}
-		if p := pointer(item); p != nil && len(b) > 0 {
+		if p := pointer(item); p != nil && len(b) > 0 && len(a) != len(b) {
 			if held == nil {
 				held = make(map[unsafe.Pointer]bool, len(b))
 				for _, o := range b {
