@@ -8,6 +8,7 @@ import (
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // applyOptions are the flags of kpatch apply.
@@ -21,6 +22,7 @@ type applyOptions struct {
 	vars          variableFlags
 	registry      registryFlags
 	request       requestFlags
+	crds          crdFlag
 }
 
 func newApplyCommand(s streams) *cobra.Command {
@@ -85,6 +87,7 @@ and nothing is printed. The registry's ConfigMaps carry their values:
 	o.vars.register(f)
 	o.registry.register(f)
 	o.request.register(f)
+	o.crds.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -127,7 +130,7 @@ func (o *applyOptions) run(s streams) error {
 		return err
 	}
 	req, _ := o.request.request() // validated
-	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched, request: req}
+	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched, request: req, crds: o.crds}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	found.print(s.err)
@@ -172,6 +175,7 @@ type applyRun struct {
 	// request is what conditions read as request (nil: a CREATE by an
 	// unnamed user).
 	request *admissionv1.AdmissionRequest
+	crds    crdFlag
 }
 
 // apply loads the patches and the manifests and patches every object. It
@@ -188,7 +192,10 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 	if err != nil {
 		return nil, found, err
 	}
-	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, found)
+	if err := r.crds.load(r.src); err != nil {
+		return nil, found, err
+	}
+	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, &schema.Checker{CRDs: r.crds.get}, found)
 	reportRequired(runs, found)
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil

@@ -8,6 +8,7 @@ import (
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // The results of one file on one object, as kpatch explain reports them.
@@ -62,7 +63,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
+	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: &schema.Checker{}, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled

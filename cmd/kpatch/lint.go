@@ -9,6 +9,7 @@ import (
 	"kpatch.dev/kpatch/internal/paramusage"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // lintOptions are the flags of kpatch lint.
@@ -22,6 +23,7 @@ type lintOptions struct {
 	vars              variableFlags
 	registry          registryFlags
 	output            string
+	crds              crdFlag
 }
 
 func newLintCommand(s streams) *cobra.Command {
@@ -102,6 +104,7 @@ the conflicts between them in registry order.`,
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	o.vars.register(f)
 	o.registry.register(f)
+	o.crds.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -146,7 +149,7 @@ func (o *lintOptions) run(s streams, args []string) error {
 // registry), the schema and the values, the manifests. Problems of the
 // schema and the values go to found.
 func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*lintRun, error) {
-	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent}
+	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent, crds: o.crds}
 	var err error
 	if run.manifests, err = src.Expand(o.manifests, filesource.Manifests, o.recursive); err != nil {
 		return nil, err
@@ -174,6 +177,7 @@ type lintRun struct {
 	manifests                        []string
 	namespace                        string
 	failUnmatched, failNotIdempotent bool
+	crds                             crdFlag
 }
 
 // lint checks the files, compares them with the schema, if any, and
@@ -197,8 +201,11 @@ func (r *lintRun) lint(found *findings) error {
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
 	found.ReportOverwritten(files.patches(), m.Objects(), r.namespace)
+	if err := r.crds.load(r.src); err != nil {
+		return err
+	}
 	applied := &findings{} // the files' failures on the objects are apply's to report
-	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, applied)
+	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, &schema.Checker{CRDs: r.crds.get}, applied)
 	n := len(applied.List)
 	reportRequired(runs, applied)
 	for _, f := range applied.List[n:] {

@@ -148,9 +148,11 @@ func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]an
 // in turn, then a replacements file once. A file that fails on an object
 // leaves it untouched, a replacements file that fails leaves every object
 // untouched. req is the request conditions read (nil: a CREATE by an
-// unnamed user). It returns what the files did to each object.
-func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, found *findings) []*apply.ObjectRun {
-	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req)})
+// unnamed user); valid holds the results to what the API server accepts:
+// a file whose changes it would refuse is left out of that object. It
+// returns what the files did to each object.
+func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid apply.Validator, found *findings) []*apply.ObjectRun {
+	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
 		for _, f := range fs {

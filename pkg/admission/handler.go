@@ -20,6 +20,7 @@ import (
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // maxWarnings bounds the warnings of one response; the API server shows
@@ -66,6 +67,21 @@ type Handler struct {
 	// 0 is condition.RequestBudget, the API server's budget of one
 	// admission policy.
 	ConditionBudget uint64
+	// Schemas holds every answer to what the API server accepts for the
+	// object's kind: a file whose changes it would refuse is left out of
+	// the object, with a warning (denied when Strict). Nil checks the
+	// built-in kinds only; with CRDs set, custom resources too.
+	Schemas *schema.Checker
+}
+
+// builtinSchemas checks the built-in kinds: Handler.Schemas when nil.
+var builtinSchemas = &schema.Checker{}
+
+func (h *Handler) schemas() *schema.Checker {
+	if h.Schemas == nil {
+		return builtinSchemas
+	}
+	return h.Schemas
 }
 
 // DefaultBudget is the work one file may do on one object: a million

@@ -182,5 +182,5 @@ func traceValue(v any) string {
 // opts are the options the handler applies files to an object of
 // namespace with.
 func (h *Handler) opts(namespace string) apply.Options {
-	return apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: namespace, Budget: h.budget()}, Sources: handlerSources{h}}
+	return apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: namespace, Budget: h.budget()}, Sources: handlerSources{h}, Valid: h.schemas()}
 }

@@ -20,6 +20,11 @@ type Options struct {
 	// leaves the object as it was. The webhook checks that the file's
 	// changes encode as a JSONPatch.
 	Check func(f File, before, after map[string]any) error
+	// Valid, if set, holds every result to what the API server accepts
+	// (Validator): when an object the files left does not pass, the files
+	// apply to it again, and each file whose own changes do not pass is
+	// left out of it with a *RefusedError. See valid.go.
+	Valid Validator
 	// Observer, if set, is told what each file did to each object.
 	Observer Observer
 	// Admission is what the files' conditions read beside the object:
@@ -178,6 +183,24 @@ func (r *ObjectRun) Required() []error {
 
 // RunObject applies the files in order to one object: Run of one object.
 func RunObject(ctx context.Context, obj map[string]any, files []File, opts *Options) (*ObjectRun, error) {
+	if opts.Valid == nil {
+		return runObject(ctx, obj, files, opts)
+	}
+	run, err := runObject(ctx, obj, files, firstPass(opts))
+	if err != nil {
+		return nil, err
+	}
+	if opts.Valid.Check(run.In, run.Out) == nil {
+		if opts.Observer == nil {
+			return run, nil
+		}
+		return runObject(ctx, obj, files, unchecked(opts))
+	}
+	return runObject(ctx, obj, files, checked(opts))
+}
+
+// runObject is RunObject without Valid.
+func runObject(ctx context.Context, obj map[string]any, files []File, opts *Options) (*ObjectRun, error) {
 	st := &struct { // one allocation for the run and the object
 		run ObjectRun
 		obj Object
@@ -204,6 +227,26 @@ func RunObject(ctx context.Context, obj map[string]any, files []File, opts *Opti
 // returns what the files did to each object, or ctx's error if ctx ends
 // between two files.
 func Run(ctx context.Context, objs []map[string]any, files []File, opts *Options) ([]*ObjectRun, error) {
+	if opts.Valid == nil {
+		return run(ctx, objs, files, opts)
+	}
+	runs, err := run(ctx, objs, files, firstPass(opts))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if opts.Valid.Check(r.In, r.Out) != nil {
+			return run(ctx, objs, files, checked(opts))
+		}
+	}
+	if opts.Observer == nil {
+		return runs, nil
+	}
+	return run(ctx, objs, files, unchecked(opts))
+}
+
+// run is Run without Valid.
+func run(ctx context.Context, objs []map[string]any, files []File, opts *Options) ([]*ObjectRun, error) {
 	src := &sources{}
 	objects := make([]*Object, len(objs))
 	runs := make([]*ObjectRun, len(objs))
@@ -257,6 +300,11 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 			fr.Result = Unchanged
 		default:
 			fr.Result, after = Patched, out[i]
+			if opts.Check != nil {
+				if cerr := opts.Check(b, cur[i], out[i]); cerr != nil {
+					fr.Result, fr.Err, after = Failed, cerr, cur[i]
+				}
+			}
 		}
 		o.rematch(after)
 		runs[i].Files = append(runs[i].Files, fr)

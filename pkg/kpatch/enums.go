@@ -43,3 +43,8 @@ func (n *typeNode) enumProblem(s string) *problem {
 	}
 	return errorf(ErrValue, "%s is not one of %s%s", strconv.Quote(s), strings.Join(n.enum, ", "), didYouMean(s, n.enum))
 }
+
+// EnumValues returns the values a string field of Go type t can hold,
+// sorted, or nil when t is not an enum type of k8s.io/api: the set the
+// compile-time checks hold values to, for the checks of a result.
+func EnumValues(t reflect.Type) []string { return enumOf(t) }

@@ -98,3 +98,8 @@ func withFieldHint(err *problem, n *typeNode, st step) *problem {
 func unknownField(name string, candidates []string, format string, args ...any) *problem {
 	return &problem{err: ErrUnknownField, msg: fmt.Sprintf(format, args...), word: name, candidates: candidates}
 }
+
+// DidYouMean is the hint of the candidate nearest to word, " (did you
+// mean X?)", or "" when none is close: the compile-time suggestions, for
+// the checks of a result.
+func DidYouMean(word string, candidates []string) string { return didYouMean(word, candidates) }

@@ -1,0 +1,99 @@
+// Package schema holds the result of the files to what the API server
+// decodes for its kind: the fields the files changed must exist, hold
+// values of their type (a string where a string goes, an integer in range
+// where an integer goes, a quantity the API server parses), and a field
+// with a closed set of values must hold one of them.
+//
+// The kinds of k8s.io/api are checked against their Go types, as the API
+// server decodes them strictly; custom resources against the structural
+// schema of their CustomResourceDefinition (CRDs). Only what changed
+// between the object before and after the files is read, so the cost of
+// a check follows the size of the change, not of the object.
+package schema
+
+import (
+	"errors"
+	"strings"
+)
+
+// ErrRefused is the cause of every problem Check reports: the API server
+// would refuse the object.
+var ErrRefused = errors.New("the API server would refuse the object")
+
+// FieldError is a value the API server would refuse, at Field (the path
+// in the object, keys joined by dots, list items by [index]).
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+// Error names the field and the reason.
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Reason
+	}
+	return e.Field + ": " + e.Reason
+}
+
+// Unwrap returns ErrRefused.
+func (e *FieldError) Unwrap() error { return ErrRefused }
+
+// Checker checks the changes of objects against the schemas of their
+// kinds: the built-in kinds always, custom resources when CRDs returns
+// schemas for them. Its zero value checks the built-in kinds only. It is
+// safe for concurrent use.
+type Checker struct {
+	// CRDs, if set, returns the current schemas of custom resources; it
+	// is read once per Check.
+	CRDs func() *CRDs
+}
+
+// Check returns the first change from before to after that the API
+// server would refuse, as a *FieldError, or nil. before is the object as
+// it was, after as the files left it; values the files did not change
+// are not read. An object of a kind without a schema passes.
+func (c *Checker) Check(before, after map[string]any) error {
+	apiVersion, _ := after["apiVersion"].(string)
+	kind, _ := after["kind"].(string)
+	root := builtin(apiVersion, kind)
+	if root == nil && c.CRDs != nil {
+		if crds := c.CRDs(); crds != nil {
+			root = crds.root(apiVersion, kind)
+		}
+	}
+	if root == nil {
+		return nil
+	}
+	if av, _ := before["apiVersion"].(string); av != apiVersion {
+		before = nil // another kind: every field is new to it
+	} else if k, _ := before["kind"].(string); k != kind {
+		before = nil
+	}
+	w := walker{}
+	if err := w.object(before, after, root); err != nil {
+		return err
+	}
+	return nil
+}
+
+// walker walks a change and its schema together, keeping the path for
+// messages.
+type walker struct {
+	path []string // keys, and list items written [i]
+}
+
+func (w *walker) fail(format string, args ...any) *FieldError {
+	return &FieldError{Field: fieldText(w.path), Reason: sprintf(format, args...)}
+}
+
+// fieldText prints a path: keys joined by dots, indexes in brackets.
+func fieldText(path []string) string {
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 && !strings.HasPrefix(p, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
