@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -312,6 +313,7 @@ func registryFiles(reg *registry.Registry) objectFiles {
 func reportAdmitted(runs []*apply.ObjectRun, found *findings) {
 	for _, r := range runs {
 		for _, fr := range r.Problems() {
+			nameObject(fr.Err, fr.Ref)
 			found.error(fr.Err)
 		}
 		for _, err := range r.Required() {
@@ -347,5 +349,22 @@ func (fs patchFiles) admitManifests(m *manifests, adm *admission, reg *registry.
 			d.setItems(out)
 		}
 		runs = runs[n:]
+	}
+}
+
+// nameObject names the object in the errors of a replacements file on
+// it that do not name one: alone, the object is its own target, which
+// the webhook's warning need not name; a run over many objects does.
+func nameObject(err error, ref *kpatch.ObjectRef) {
+	errs := []error{err}
+	var list kpatch.ErrorList
+	if errors.As(err, &list) {
+		errs = list
+	}
+	for _, e := range errs {
+		var re *apply.ReplacementError
+		if errors.As(e, &re) && re.Err != nil && re.Err.Object == "" && ref != nil {
+			re.Err.Object = ref.String()
+		}
 	}
 }
