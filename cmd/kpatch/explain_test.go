@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 const explainApp = `apiVersion: apps/v1
@@ -48,6 +50,7 @@ func TestExplainText(t *testing.T) {
   3. [layer 0, kind.name] p/30-cm.kpatch: unmatched (no section's target matches the object)
   4. [layer 0, kind.name] p/40-bad.kpatch: failed
        p/40-bad.kpatch:2:11: Deployment prod/web: no item of spec.template.spec.containers matches name=nope
+  applied: p/10-base.kpatch@` + registry.Version(explainFiles["p/10-base.kpatch"]) + `
 
 ConfigMap c (v1)
   1. [layer 0, kind.name] p/10-base.kpatch: unmatched (no section's target matches the object)
@@ -55,6 +58,7 @@ ConfigMap c (v1)
   3. [layer 0, kind.name] p/30-cm.kpatch: patched
        + data.b: "y"
   4. [layer 0, kind.name] p/40-bad.kpatch: unmatched (no section's target matches the object)
+  applied: p/30-cm.kpatch@` + registry.Version(explainFiles["p/30-cm.kpatch"]) + `
 `
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
@@ -158,7 +162,9 @@ func TestExplainRegistryOrder(t *testing.T) {
 	}
 	want := "Deployment web (apps/v1)\n" +
 		"  1. [layer 0, kind.name] a-base/web.kpatch: patched\n       + metadata.labels: {\"team\":\"base\"}\n       ~ spec.replicas: 2 -> 1\n" +
-		"  2. [layer 0, kind.name] b-team/web.kpatch: patched\n       ~ spec.replicas: 1 -> 3\n"
+		"  2. [layer 0, kind.name] b-team/web.kpatch: patched\n       ~ spec.replicas: 1 -> 3\n" +
+		"  applied: a-base/web.kpatch@" + registry.Version("[deployment.web]\nreplicas: 1\nlabels.team: base\n") +
+		", b-team/web.kpatch@" + registry.Version("[deployment.web]\nreplicas: ${values.replicas}\n") + "\n"
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
 	}
@@ -183,7 +189,8 @@ func TestExplainLayers(t *testing.T) {
 		"  2. [layer 0, kind.*] p/2-all.kpatch: patched\n       ~ data.a: \"low\" -> \"all\"\n" +
 		"  3. [layer 0, kind.name*] p/5-glob.kpatch: patched\n       ~ data.a: \"all\" -> \"glob\"\n" +
 		"  4. [layer 0, kind.name] p/1-web.kpatch: patched\n       ~ data.a: \"glob\" -> \"web\"\n" +
-		"  5. [layer 1, kind.*] p/3-top.kpatch: patched\n       ~ data.a: \"web\" -> \"top\"\n"
+		"  5. [layer 1, kind.*] p/3-top.kpatch: patched\n       ~ data.a: \"web\" -> \"top\"\n" +
+		"  applied: " + versioned(files, "p/4-low.kpatch", "p/2-all.kpatch", "p/5-glob.kpatch", "p/1-web.kpatch", "p/3-top.kpatch") + "\n"
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
 	}
@@ -237,5 +244,54 @@ func TestExplainInputErrors(t *testing.T) {
 				t.Errorf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, tc.code, stdout, stderr, tc.stderr)
 			}
 		})
+	}
+}
+
+// versioned names files as explain's applied: line does: name@version,
+// separated by ", ".
+func versioned(files map[string]string, names ...string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + "@" + registry.Version(files[n])
+	}
+	return strings.Join(out, ", ")
+}
+
+// TestExplainAuditMode: a file in audit mode is reported would-patch with
+// the changes it would have made, the files after it see the object as
+// if it were not there, and the report names it under would apply (JSON:
+// wouldApply), apart from the files that changed the object; apply
+// leaves the object as the enforcing files make it, and warns.
+func TestExplainAuditMode(t *testing.T) {
+	files := map[string]string{
+		"p/1-audit.kpatch": "# kpatch:mode: audit\n[configmap.c]\ndata.a: audit\n",
+		"p/2-fill.kpatch":  "[configmap.c]\ndata.b?: filled\n",
+		"p/3-audit.yaml":   "- metadata: {mode: audit}\n- target: configmap.c\n  patch: {data.b: audit}\n",
+	}
+	code, stdout, stderr := runCLI(t, files, cm, "explain", "-p", "p", "-f", "-")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	want := "ConfigMap c (v1)\n" +
+		"  1. [layer 0, kind.name] p/1-audit.kpatch: would-patch (audit mode: the object is left as it was)\n       ~ data.a: \"x\" -> \"audit\"\n" +
+		"  2. [layer 0, kind.name] p/2-fill.kpatch: patched\n       + data.b: \"filled\"\n" +
+		"  3. [layer 0, kind.name] p/3-audit.yaml: would-patch (audit mode: the object is left as it was)\n       ~ data.b: \"filled\" -> \"audit\"\n" +
+		"  applied: " + versioned(files, "p/2-fill.kpatch") + "\n" +
+		"  would apply: " + versioned(files, "p/1-audit.kpatch", "p/3-audit.yaml") + "\n"
+	if stdout != want {
+		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)
+	}
+	_, stdout, _ = runCLI(t, files, cm, "explain", "-p", "p", "-f", "-", "-o", "json")
+	var report struct {
+		Objects []struct{ Applied, WouldApply []string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil || len(report.Objects) != 1 ||
+		fmt.Sprint(report.Objects[0].WouldApply) != "["+strings.ReplaceAll(versioned(files, "p/1-audit.kpatch", "p/3-audit.yaml"), ",", "")+"]" {
+		t.Errorf("JSON %v: %s", err, stdout)
+	}
+	code, stdout, stderr = runCLI(t, files, cm, "apply", "-p", "p", "-f", "-")
+	if code != 0 || !strings.Contains(stdout, "a: x") || !strings.Contains(stdout, "b: filled") ||
+		!strings.Contains(stderr, "p/1-audit.kpatch: audit mode: would patch ConfigMap c; left as it was") {
+		t.Errorf("apply exit %d:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -36,6 +36,7 @@ func newTracer(docs []*document, opts kpatch.ApplyOptions) *tracer {
 // A disabled file is reported on every object, as applying to none.
 func (t *tracer) trace(files patchFiles) []*objectReport {
 	orders := make(map[apply.File]fileOrder, len(files))
+	versions := make(map[apply.File]string, len(files))
 	loop := make([]apply.File, 0, len(files))
 	for i, f := range files {
 		lf := f.file()
@@ -47,6 +48,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 			ord.description = f.patch.Metadata().Description
 		}
 		orders[lf] = ord
+		versions[lf] = f.version
 		loop = append(loop, lf)
 	}
 	var objs []map[string]any
@@ -62,8 +64,26 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
 	for i, r := range runs {
 		missingRequired(t.reports[i], r)
+		if !kpatch.SameJSON(r.In, r.Out) {
+			t.reports[i].Applied = fileList(r.Applied(), versions)
+		}
+		t.reports[i].WouldApply = fileList(r.WouldApply(), versions)
 	}
 	return t.reports
+}
+
+// fileList names the files of runs as the webhook's audit annotations do:
+// name@version.
+func fileList(runs []apply.FileRun, versions map[apply.File]string) []string {
+	var out []string
+	for _, r := range runs {
+		name := r.File.Name()
+		if v := versions[r.File]; v != "" {
+			name += "@" + v
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // record reports what a file did to the object, before and after it.
@@ -92,6 +112,9 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 	}
 	if len(changes) > 0 || err != nil {
 		rep.Result = resultPatched
+		if r.Result == apply.WouldPatch {
+			rep.Result = apply.WouldPatch
+		}
 		rep.Changes = fieldChanges(changes, before, after)
 	}
 	o.add(rep)

@@ -29,6 +29,7 @@ func TestExplainFileMetadata(t *testing.T) {
   5. [layer 0, kind.name] p/zz.kpatch: patched
        + metadata.labels: {"z":"z"}
   6. [layer 0, kind.name] p/zzz.kpatch: disabled (enabled: ${features.off} is false)
+  applied: ` + versioned(files, "p/c.kpatch", "p/a.kpatch", "p/zz.kpatch") + `
 `
 	if stdout != want {
 		t.Errorf("got:\n%s\nwant:\n%s", stdout, want)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
 
@@ -20,6 +22,9 @@ type patchFile struct {
 	disabled string
 	// order is where a patch file applies (order.go).
 	order kpatch.OrderKey
+	// version names the file's content (registry.Version), as the
+	// webhook's audit annotations name it.
+	version string
 }
 
 // name returns the file's name, as messages give it.
@@ -78,7 +83,7 @@ func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *
 				continue
 			}
 			r.SetFieldTypes(kpatch.ReplacementFieldType)
-			out = append(out, patchFile{repl: r})
+			out = append(out, patchFile{repl: r, version: registry.Version(string(data))})
 			continue
 		}
 		p, err := kpatch.ParseAndCompile(name, data)
@@ -86,7 +91,7 @@ func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *
 			found.error(err)
 			continue
 		}
-		out = append(out, patchFile{patch: p.WithVariables(vars)})
+		out = append(out, patchFile{patch: p.WithVariables(vars), version: registry.Version(string(data))})
 	}
 	return out, nil
 }
@@ -152,6 +157,7 @@ func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, found *findin
 		return
 	}
 	reportFailures(runs, found)
+	reportWouldApply(runs, found)
 	out := make([]map[string]any, len(runs))
 	for i, r := range runs {
 		out[i] = r.Out
@@ -178,7 +184,10 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 					next[i]++
 					break
 				}
-				if fr.Result == apply.Failed {
+				switch {
+				case fr.Result == apply.Failed && fr.Audit:
+					found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
+				case fr.Result == apply.Failed:
 					found.error(fr.Err)
 				}
 			}
@@ -188,6 +197,17 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 		}
 		if shared.Result == apply.Failed {
 			found.error(shared.Err)
+		}
+	}
+}
+
+// reportWouldApply warns, object by object, of the files in audit mode
+// that would have changed it: the webhook names them in its audit
+// annotations (would-apply) and changes nothing.
+func reportWouldApply(runs []*apply.ObjectRun, found *findings) {
+	for _, r := range runs {
+		for _, fr := range r.WouldApply() {
+			found.warn(fmt.Errorf("%s: audit mode: would patch %s; left as it was", fr.File.Name(), fr.Ref))
 		}
 	}
 }

@@ -70,11 +70,11 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 	for _, f := range build.Registry.InOrder() {
 		switch {
 		case f.Replacements != nil: // f.Patch is its stand-in
-			out = append(out, patchFile{repl: f.Replacements, order: f.Order})
+			out = append(out, patchFile{repl: f.Replacements, order: f.Order, version: f.Version})
 		case f.Disabled:
-			out = append(out, patchFile{patch: f.Patch, order: f.Order, disabled: f.Patch.DisabledReason()})
+			out = append(out, patchFile{patch: f.Patch, order: f.Order, disabled: f.Patch.DisabledReason(), version: f.Version})
 		default:
-			out = append(out, patchFile{patch: f.Patch, order: f.Order})
+			out = append(out, patchFile{patch: f.Patch, order: f.Order, version: f.Version})
 		}
 	}
 	return out, nil

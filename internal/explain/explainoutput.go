@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -34,8 +35,9 @@ func Write(w io.Writer, r *Report, format string) error {
 
 // resultNotes say in words why a file left the object as it was.
 var resultNotes = map[string]string{
-	Unchanged: " (matched; every value was already there)",
-	Unmatched: " (no section's target matches the object)",
+	Unchanged:  " (matched; every value was already there)",
+	Unmatched:  " (no section's target matches the object)",
+	WouldPatch: " (audit mode: the object is left as it was)",
 }
 
 // writeExplainText prints one block per object: a line naming it, then a
@@ -69,6 +71,12 @@ func writeExplainText(w io.Writer, r *Report) error {
 		}
 		for _, m := range o.MissingRequired {
 			fmt.Fprintf(bw, "  required and not set: %s (${required} at %s:%d:%d)\n", m.Path, m.File, m.Line, m.Column)
+		}
+		if len(o.Applied) > 0 {
+			fmt.Fprintf(bw, "  applied: %s\n", strings.Join(o.Applied, ", "))
+		}
+		if len(o.WouldApply) > 0 {
+			fmt.Fprintf(bw, "  would apply: %s\n", strings.Join(o.WouldApply, ", "))
 		}
 	}
 	return bw.Flush()

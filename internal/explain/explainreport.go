@@ -26,6 +26,10 @@ const (
 	Failed    = "failed"    // the file failed on the object and left it as it was
 	Unmatched = "unmatched" // no section's target matches the object
 	Disabled  = "disabled"  // the file's enabled: metadata is false
+	// WouldPatch is a file in audit mode that would have changed the
+	// object; its changes are those it would have made, the object is
+	// left as it was.
+	WouldPatch = "would-patch"
 )
 
 // ObjectReport is what the files did to one object, file by file in the
@@ -39,6 +43,14 @@ type ObjectReport struct {
 	// MissingRequired are the fields that files mark ${required} and that
 	// the object does not hold once every file has applied.
 	MissingRequired []*MissingField `json:"missingRequired,omitempty" yaml:"missingRequired,omitempty"`
+	// Applied names the files that changed the object, in order, as
+	// configmap/key@version (a file of the command line: its path), as
+	// the webhook's audit annotation applied does; none when the object
+	// comes out as it went in.
+	Applied []string `json:"applied,omitempty" yaml:"applied,omitempty"`
+	// WouldApply names the files in audit mode that would have changed
+	// the object (the audit annotation would-apply).
+	WouldApply []string `json:"wouldApply,omitempty" yaml:"wouldApply,omitempty"`
 }
 
 // MissingField is a field a file marks ${required} (at File:Line:Column)

@@ -54,6 +54,12 @@ type Handler struct {
 	// Sources, if set, gives the ConfigMaps labelled kpatch.dev/source=true
 	// that replacements read at admission; nil when there are none.
 	Sources informed.Sources
+	// AnnotateApplied writes AppliedAnnotation on the objects files
+	// changed, and keeps any other value of it out of every object the
+	// webhook patches (annotated).
+	AnnotateApplied bool
+	// Events, if set, records an Event per object files changed.
+	Events *PatchEvents
 }
 
 // DefaultBudget is the work one file may do on one object: a million
@@ -104,7 +110,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 		return h.answerInternal(log, notSynced())
 	}
 	files := reg.Candidates(req.Kind.Kind, req.Namespace, req.Name)
-	if len(files) == 0 {
+	if len(files) == 0 && !(h.AnnotateApplied && mentionsApplied(req.Object.Raw)) {
 		return admission.Allowed(""), metrics.ResultUnchanged
 	}
 	maps := objectjson.TakeMaps()
@@ -137,7 +143,28 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	}
 	run.Files = append(run.Files, leftOut...)
 	h.Metrics.FileRuns(run.Files)
-	return h.answer(log, run, patch)
+	logAudit(log, run)
+	changed := patch != nil
+	if h.AnnotateApplied {
+		out, why := annotated(reg, req, run, changed)
+		if why != "" {
+			log.Info("the annotation "+AppliedAnnotation+" is left out", "reason", why)
+		}
+		if out != nil {
+			run.Out = out
+			if patch, err = objectjson.JSONPatch(run.In, run.Out); err != nil {
+				return h.answerInternal(log, encodeFailed(err))
+			}
+		}
+	}
+	resp, result := h.answer(log, run, patch)
+	if resp.Allowed {
+		resp.AuditAnnotations = auditAnnotations(reg, run, changed)
+		if changed {
+			h.Events.patched(req, run, reg)
+		}
+	}
+	return resp, result
 }
 
 // answer admits the object with its JSONPatch and a warning per failing

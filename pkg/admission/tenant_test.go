@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -48,8 +49,22 @@ func labelOf(t *testing.T, reg *registry.Registry, ns string) string {
 	return "-"
 }
 
+// markedNamespace is a Namespace the cluster admin marked as a tenant.
+func markedNamespace(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{informed.TenantLabel: informed.TenantEnabled}}}
+}
+
+// tenantWatcher is a leader's watcher of objs with tenant registries,
+// synced once; the namespaces of objs' ConfigMaps are marked as tenants.
 func tenantWatcher(t *testing.T, objs ...runtime.Object) (*Watcher, *eventLog) {
 	t.Helper()
+	marked := map[string]bool{}
+	for _, o := range objs {
+		if cm, ok := o.(*corev1.ConfigMap); ok && cm.Namespace != "kpatch-system" && !marked[cm.Namespace] {
+			marked[cm.Namespace] = true
+			objs = append(objs, markedNamespace(cm.Namespace))
+		}
+	}
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithRuntimeObjects(objs...).Build()
 	w, events := replica(c, true)
 	w.TenantRegistries = true
@@ -106,7 +121,7 @@ func TestTenantNamingAnotherNamespaceDoesNotCompile(t *testing.T) {
 		tenantConfigMap("team-a", "mine", map[string]string{
 			"own.kpatch":   "[team-a/deployment.*]\nlabels.by: team-a\n",
 			"other.kpatch": "[deployment.x]\nlabels.a: b\n\n[team-b/deployment.*]\nlabels.by: team-a\n",
-			"glob.yaml":    "- target: team-*/deployment.*\n  patch: {metadata: {labels: {by: team-a}}}\n",
+			"glob.yaml":    "- target: team-*/deployment.*\n  patch: {labels.by: team-a}\n",
 		}),
 	)
 	var refused []string
@@ -132,24 +147,64 @@ func TestTenantNamingAnotherNamespaceDoesNotCompile(t *testing.T) {
 }
 
 // TestTenantFilesAreNotStoredNorCrowdTheAdminOut: tenants' files have no
-// last good version, and the limits take the admin's files first.
+// last good version; each tenant has limits of its own, apart from the
+// admin's and the other tenants': a tenant over its limit is refused
+// alone, with an Event on its ConfigMap.
 func TestTenantFilesAreNotStoredNorCrowdTheAdminOut(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(
-		tenantConfigMap("aaa", "first", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: aaa\n"}),
+		markedNamespace("aaa"), markedNamespace("bbb"),
+		tenantConfigMap("aaa", "first", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: aaa\n", "u.kpatch": "[deployment.*]\nlabels.too: many\n"}),
+		tenantConfigMap("bbb", "second", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: bbb\n"}),
 		registryConfigMap("zzz", map[string]string{"a.kpatch": "[deployment.*]\nlabels.by: admin\n"}),
 	).Build()
-	w, _ := replica(c, true)
+	w, events := replica(c, true)
 	w.TenantRegistries, w.Limits = true, registry.Limits{MaxFiles: 1}
+	w.Tenancy.Limits = registry.Limits{MaxFiles: 1}
 	syncOnce(t, w)
 	for _, f := range w.Current().Files() {
-		if (f.Err != nil) != (f.Ref.Namespace != "") {
-			t.Errorf("%s: %v; the tenant's file should be the one refused", f.Ref, f.Err)
+		refused := f.Ref.String() == "aaa/first/u.kpatch"
+		if (f.Err != nil) != refused || refused && !errors.Is(f.Err, registry.ErrTenantTooManyFiles) {
+			t.Errorf("%s: %v; aaa's second file alone should be refused, by its tenant's limit", f.Ref, f.Err)
 		}
+	}
+	ev := events.take()
+	if len(ev) != 1 || ev[0].regarding != "aaa/first" || ev[0].reason != ReasonRegistryLimitExceeded || !strings.Contains(ev[0].note, "--max-tenant-files") {
+		t.Errorf("events %+v: want one RegistryLimitExceeded on aaa/first", ev)
+	}
+	if got := labelOf(t, w.Current(), "bbb"); got != "admin" {
+		t.Errorf("bbb's Deployment: by=%s", got)
 	}
 	w.Limits = registry.Limits{}
 	syncOnce(t, w)
 	if data := storeConfigMap(t, c).Data; len(data) != 3 || data["zzz_a.kpatch"] == "" {
 		t.Errorf("the store holds %v: the admin's file only", keys(data))
+	}
+}
+
+// TestUnmarkedNamespaceIsNoTenant: with TenantRegistries, the registry
+// ConfigMaps of a namespace the cluster admin did not mark patch nothing;
+// marking it makes them a tenant registry, and removing the mark drops
+// it again.
+func TestUnmarkedNamespaceIsNoTenant(t *testing.T) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{informed.TenantLabel: "yes"}}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(ns,
+		tenantConfigMap("team-a", "mine", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: team-a\n"}),
+	).Build()
+	w, _ := replica(c, true)
+	w.TenantRegistries = true
+	for _, value := range []string{"yes", informed.TenantEnabled, ""} {
+		ns.Labels[informed.TenantLabel] = value
+		if err := c.Update(context.Background(), ns); err != nil {
+			t.Fatal(err)
+		}
+		syncOnce(t, w)
+		want := "-"
+		if value == informed.TenantEnabled {
+			want = "team-a"
+		}
+		if got := labelOf(t, w.Current(), "team-a"); got != want {
+			t.Errorf("label %s=%q: by=%s, want %s", informed.TenantLabel, value, got, want)
+		}
 	}
 }
 

@@ -104,6 +104,17 @@ func (v *RegistryValidator) Handle(ctx context.Context, req admission.Request) (
 	if !w.inRegistry(&cm) {
 		return admission.Allowed("") // not, or no longer, a registry ConfigMap
 	}
+	if cm.Namespace != w.Namespace {
+		// a tenant's ConfigMap is a registry only in a marked namespace;
+		// elsewhere it patches nothing and is not checked
+		marked, err := w.tenantMarked(ctx, cm.Namespace)
+		if err != nil {
+			return notChecked(fmt.Errorf("reading the Namespace %s: %w", cm.Namespace, err))
+		}
+		if !marked {
+			return admission.Allowed("")
+		}
+	}
 	held := w.Current()
 	if held == nil {
 		return notChecked(errNotSynced)

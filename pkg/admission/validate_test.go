@@ -175,17 +175,23 @@ func TestValidateTenantSeesItsOwnNamespaceOnly(t *testing.T) {
 	limits := registry.Limits{MaxFiles: 3}
 	v := validator(t, true, limits,
 		registryConfigMap("admin", map[string]string{"f.kpatch": goodFile}),
-		tenantConfigMap("zz-other", "secret-name", map[string]string{"secret-key.kpatch": goodFile, "more.kpatch": goodFile}))
+		tenantConfigMap("zz-other", "secret-name", map[string]string{"secret-key.kpatch": goodFile, "more.kpatch": goodFile}),
+		markedNamespace("shop"), markedNamespace("zz-other"))
 	// a tenant naming another namespace does not compile
 	allowed, msg, _ := check(t, v, admissionv1.Create, tenantConfigMap("shop", "reg", map[string]string{"f.kpatch": "[other/deployment.web]\nreplicas: 2\n"}))
 	if allowed || !strings.Contains(msg, "shop/reg/f.kpatch:1:1: the target names namespace \"other\"") {
 		t.Errorf("a tenant's file naming another namespace: allowed %v, message %q", allowed, msg)
 	}
-	// shop's file comes before zz-other's in limit order and pushes one
-	// out: refused, without naming it
-	allowed, msg, _ = check(t, v, admissionv1.Create, tenantConfigMap("shop", "reg", map[string]string{"f.kpatch": goodFile}))
-	if allowed || strings.Contains(msg, "secret") || !strings.Contains(msg, "1 file of other namespaces' registries would no longer apply") {
-		t.Errorf("a tenant crowding another out: allowed %v, message %q", allowed, msg)
+	// a labelled ConfigMap of a namespace not marked is no registry: not
+	// checked, whatever it holds
+	if allowed, msg, _ := check(t, v, admissionv1.Create, tenantConfigMap("unmarked", "reg", map[string]string{"f.kpatch": brokenFile})); !allowed {
+		t.Errorf("a ConfigMap of an unmarked namespace was checked: %s", msg)
+	}
+	// each tenant has a budget of its own (registry.Tenancy.Limits): shop's
+	// file cannot push zz-other's out, and the answer names none of them
+	allowed, msg, warns := check(t, v, admissionv1.Create, tenantConfigMap("shop", "reg", map[string]string{"f.kpatch": goodFile}))
+	if !allowed || strings.Contains(msg+strings.Join(warns, "\n"), "secret") {
+		t.Errorf("a tenant beside another: allowed %v, message %q, warnings %q", allowed, msg, warns)
 	}
 }
 

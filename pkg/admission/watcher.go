@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -30,10 +31,16 @@ type Watcher struct {
 	Client    client.Reader
 	Namespace string
 	Selector  labels.Selector
-	// TenantRegistries makes the ConfigMaps that match Selector in every
-	// other namespace tenant registries (tenant.go): the client must be
-	// able to list them cluster-wide.
+	// TenantRegistries makes the ConfigMaps that match Selector in the
+	// other namespaces that the cluster admin marked
+	// (informed.TenantLabel) tenant registries (registry/tenant.go), read
+	// from Tenants; without Tenants, listed cluster-wide with Client and
+	// kept when their Namespace is marked.
 	TenantRegistries bool
+	Tenants          TenantSource
+	// Tenancy is what the tenants are granted: the kinds they patch, and
+	// their limits.
+	Tenancy registry.Tenancy
 	// AfterSync, if set, is called with each registry swapped in.
 	AfterSync func(*registry.Registry)
 	// Store keeps the last good version of each file in the cluster; nil
@@ -56,6 +63,12 @@ type Watcher struct {
 	syncMu    sync.Mutex
 	notStored map[registry.FileRef]bool // reported by the leader already
 	requests  chan<- event.GenericEvent // to the controller, once set up
+}
+
+// TenantSource gives the registry ConfigMaps of the tenants: of the
+// namespaces marked as tenants only (informed.TenantRegistries).
+type TenantSource interface {
+	TenantConfigMaps(ctx context.Context) ([]corev1.ConfigMap, error)
 }
 
 // Current returns the registry in force, nil before the first sync.
@@ -111,7 +124,7 @@ func (w *Watcher) Sync(ctx context.Context) error {
 	}
 	w.compiler.Limits = w.Limits
 	if w.TenantRegistries {
-		w.compiler.RegistryNamespace = w.Namespace
+		w.compiler.RegistryNamespace, w.compiler.Tenancy = w.Namespace, w.Tenancy
 	}
 	b := w.compiler.Build(cms, stored)
 	w.current.Store(b.Registry)
@@ -142,20 +155,63 @@ func (w *Watcher) Sync(ctx context.Context) error {
 }
 
 // list returns the registry ConfigMaps, never the store's: the registry
-// namespace's, and with TenantRegistries every namespace's.
+// namespace's, and with TenantRegistries the marked tenants'.
 func (w *Watcher) list(ctx context.Context) ([]corev1.ConfigMap, error) {
 	var list corev1.ConfigMapList
 	opts := []client.ListOption{client.MatchingLabelsSelector{Selector: w.Selector}}
-	if !w.TenantRegistries {
+	if !w.TenantRegistries || w.Tenants != nil {
 		opts = append(opts, client.InNamespace(w.Namespace))
 	}
 	if err := w.Client.List(ctx, &list, opts...); err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(list.Items, func(cm corev1.ConfigMap) bool { return w.isStore(&cm) }), nil
+	items := slices.DeleteFunc(list.Items, func(cm corev1.ConfigMap) bool { return w.isStore(&cm) })
+	switch {
+	case !w.TenantRegistries:
+		return items, nil
+	case w.Tenants != nil:
+		tenants, err := w.Tenants.TenantConfigMaps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return append(items, tenants...), nil
+	}
+	return w.markedOnly(ctx, items)
 }
 
-// inRegistry reports whether o is a registry ConfigMap.
+// markedOnly keeps, of the ConfigMaps of every namespace, the registry
+// namespace's and those of the namespaces marked as tenants.
+func (w *Watcher) markedOnly(ctx context.Context, cms []corev1.ConfigMap) ([]corev1.ConfigMap, error) {
+	marked := map[string]bool{w.Namespace: true}
+	out := cms[:0]
+	for _, cm := range cms {
+		ok, seen := marked[cm.Namespace]
+		if !seen {
+			var err error
+			if ok, err = w.tenantMarked(ctx, cm.Namespace); err != nil {
+				return nil, err
+			}
+			marked[cm.Namespace] = ok
+		}
+		if ok {
+			out = append(out, cm)
+		}
+	}
+	return out, nil
+}
+
+// tenantMarked reports whether the cluster admin marked the namespace as
+// a tenant (informed.TenantLabel); a namespace that does not exist is not.
+func (w *Watcher) tenantMarked(ctx context.Context, namespace string) (bool, error) {
+	var ns corev1.Namespace
+	if err := w.Client.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return informed.IsTenantNamespace(&ns), nil
+}
+
+// inRegistry reports whether o is a registry ConfigMap by its namespace
+// and labels (a tenant's also needs its Namespace marked: tenantMarked).
 func (w *Watcher) inRegistry(o client.Object) bool {
 	return (w.TenantRegistries || o.GetNamespace() == w.Namespace) && w.Selector.Matches(labels.Set(o.GetLabels())) && !w.isStore(o)
 }

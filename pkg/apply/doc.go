@@ -68,4 +68,22 @@ const (
 	Unmatched = "unmatched"
 	// Disabled is a file whose enabled: metadata is false (Disabled).
 	Disabled = "disabled"
+	// WouldPatch is a file in audit mode that would have changed the
+	// object: it was evaluated on it, and the object left as it was.
+	WouldPatch = "would-patch"
 )
+
+// Auditor is a File that may be in audit mode (`# kpatch:mode: audit`):
+// its Apply evaluates it on the object and leaves the object as it was,
+// saying WouldPatch where it would have changed it, so that the files
+// after it see the object as if it were not there.
+type Auditor interface {
+	// Audit reports whether the file is in audit mode.
+	Audit() bool
+}
+
+// IsAudit reports whether f is a file in audit mode (Auditor).
+func IsAudit(f File) bool {
+	a, ok := f.(Auditor)
+	return ok && a.Audit()
+}

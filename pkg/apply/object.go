@@ -24,6 +24,9 @@ type Object struct {
 	cur    map[string]any
 	src    *sources // the run's
 	own    sources  // the run's when it has this object only
+	// wouldBe is what the last file in audit mode would have made of
+	// the object (WouldPatch), for the Observer.
+	wouldBe map[string]any
 }
 
 // init starts the object obj of a run with opts, whose sources are src.
@@ -120,9 +123,13 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 			result, err = Failed, cerr
 		}
 	}
-	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref}
+	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Audit: IsAudit(f)}
+	after := o.Current()
+	if result == WouldPatch {
+		after, o.wouldBe = o.wouldBe, nil
+	}
 	if opts.Observer != nil {
-		opts.Observer.Observe(object, fr, before, o.Current())
+		opts.Observer.Observe(object, fr, before, after)
 	}
 	return fr, true
 }

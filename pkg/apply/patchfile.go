@@ -10,7 +10,10 @@ import (
 // PatchFile is a .kpatch or YAML patch file: a compiled kpatch.Patch.
 type PatchFile struct{ Patch *kpatch.Patch }
 
-var _ File = PatchFile{}
+var (
+	_ File    = PatchFile{}
+	_ Auditor = PatchFile{}
+)
 
 // Name is the patch's file name.
 func (f PatchFile) Name() string { return f.Patch.Name() }
@@ -58,9 +61,17 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 	return PatchFile{f.Patch.WithVariables(values)}
 }
 
+// Audit reports whether the patch's mode: metadata is audit.
+func (f PatchFile) Audit() bool { return f.Patch.Audit() }
+
 // Apply applies the patch, atomically: a patch that fails, runs out of
-// its budget or panics (a *PanicError) leaves the object as it was.
+// its budget or panics (a *PanicError) leaves the object as it was. A
+// patch in audit mode is applied to a copy, and the object left as it
+// was: WouldPatch when the copy differs.
 func (f PatchFile) Apply(o *Object) (string, error) {
+	if f.Patch.Audit() {
+		return f.audit(o)
+	}
 	if o.shared {
 		changed, err := o.seq.Apply(f.Patch)
 		switch {
@@ -72,7 +83,7 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 		return Unchanged, nil
 	}
 	cur := o.cur
-	out, err := f.applyCopy(o)
+	out, err := f.applyCopy(o, cur)
 	switch {
 	case err != nil:
 		return Failed, err
@@ -83,15 +94,31 @@ func (f PatchFile) Apply(o *Object) (string, error) {
 	return Patched, nil
 }
 
-// applyCopy applies the patch to a copy of what it changes, turning a
-// panic into a *PanicError.
-func (f PatchFile) applyCopy(o *Object) (out map[string]any, err error) {
+// audit evaluates the patch on a copy of what it changes: the object, and
+// the copies the files before it share, stay as they are. The copy is
+// what the Observer is told the file would have made of the object.
+func (f PatchFile) audit(o *Object) (string, error) {
+	cur := o.Current()
+	out, err := f.applyCopy(o, cur)
+	switch {
+	case err != nil:
+		return Failed, err
+	case kpatch.SameJSON(cur, out):
+		return Unchanged, nil
+	}
+	o.wouldBe = out
+	return WouldPatch, nil
+}
+
+// applyCopy applies the patch to a copy of what it changes in cur,
+// turning a panic into a *PanicError.
+func (f PatchFile) applyCopy(o *Object, cur map[string]any) (out map[string]any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = o.cur, &PanicError{File: f.Name(), Value: r, Stack: debug.Stack()}
+			out, err = cur, &PanicError{File: f.Name(), Value: r, Stack: debug.Stack()}
 		}
 	}()
-	out, err = kpatch.ApplyContext(o.ctx, o.cur, []*kpatch.Patch{f.Patch}, o.opts)
+	out, err = kpatch.ApplyContext(o.ctx, cur, []*kpatch.Patch{f.Patch}, o.opts)
 	return out, f.panicked(err)
 }
 

@@ -40,7 +40,9 @@ type Sources interface {
 
 // Observer is told what each file did to each object, with the object
 // before and after the file (the same map when the file changed
-// nothing). The objects are the loop's: read them, never modify them.
+// nothing; for WouldPatch, what the file in audit mode would have made
+// of the object, which the loop does not go on from). The objects are
+// the loop's: read them, never modify them.
 type Observer interface {
 	Observe(object int, run FileRun, before, after map[string]any)
 }
@@ -58,9 +60,13 @@ var _ Observer = ObserverFunc(nil)
 // FileRun is what one file did to one object.
 type FileRun struct {
 	File File
-	// Result is Patched, Unchanged or Failed; an Observer is also told
-	// Unmatched and Disabled.
+	// Result is Patched, Unchanged, Failed or, for a file in audit mode,
+	// WouldPatch; an Observer is also told Unmatched and Disabled.
 	Result string
+	// Audit says that the file is in audit mode (Auditor): whatever its
+	// result, it left the object as it was, and its problems are no
+	// problems of the object (Problems, Required leave it out).
+	Audit bool
 	// Err is why the file failed, why it is disabled, or what a file
 	// that applied left out.
 	Err error
@@ -92,10 +98,42 @@ func (r *ObjectRun) Failed() []FileRun {
 
 // Problems returns the files that failed on the object, and those that
 // applied but left something out (Err set): what a caller warns about.
+// Files in audit mode are left out: they change nothing, whatever
+// befalls them (AuditProblems).
 func (r *ObjectRun) Problems() []FileRun {
 	var out []FileRun
 	for _, f := range r.Files {
-		if f.Err != nil {
+		if f.Err != nil && !f.Audit {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AuditProblems returns the files in audit mode that failed on the
+// object or left something out: what they would have done wrong.
+func (r *ObjectRun) AuditProblems() []FileRun {
+	var out []FileRun
+	for _, f := range r.Files {
+		if f.Err != nil && f.Audit {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Applied returns the files that changed the object (Patched), in the
+// order they applied.
+func (r *ObjectRun) Applied() []FileRun { return r.withResult(Patched) }
+
+// WouldApply returns the files in audit mode that would have changed the
+// object (WouldPatch), in order.
+func (r *ObjectRun) WouldApply() []FileRun { return r.withResult(WouldPatch) }
+
+func (r *ObjectRun) withResult(result string) []FileRun {
+	var out []FileRun
+	for _, f := range r.Files {
+		if f.Result == result {
 			out = append(out, f)
 		}
 	}
@@ -109,7 +147,7 @@ func (r *ObjectRun) Required() []error {
 	var out []error
 	for i := range r.Files {
 		f := &r.Files[i]
-		if f.Result == Failed || f.Err != nil {
+		if f.Result == Failed || f.Err != nil || f.Audit {
 			continue
 		}
 		out = append(out, f.File.Required(r.Out, f.Ref)...)

@@ -33,4 +33,8 @@ func (f *outFile) Apply(*Object) (string, error) { return f.result, f.err }
 
 func (f *outFile) WithValues(*kpatch.Variables) File { return f }
 
+// Audit says whether the file left out is in audit mode: its failure
+// then changes nothing either.
+func (f *outFile) Audit() bool { return IsAudit(f.File) }
+
 func (f *outFile) Required(map[string]any, *kpatch.ObjectRef) []error { return nil }

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
@@ -35,26 +36,65 @@ var (
 	_ Sources                         = SourcesFunc(nil)
 	_ Sources                         = (*SourceConfigMaps)(nil)
 	_ toolscache.ResourceEventHandler = (*SourceConfigMaps)(nil)
+	_ toolscache.ReflectorStore       = (*SourceConfigMaps)(nil)
 )
 
-// SourceConfigMaps keeps the source ConfigMaps an informer reports (its
-// event handler), decoded once per change: a request reads its
-// namespace's list, immutable, without a lock or a conversion. A change
-// costs the same whatever the number of ConfigMaps of its namespace (one
-// entry of a map); the first read after changes lists the namespace again
-// (n log n), so that a start-up that reports n ConfigMaps costs n, not
-// n².
+// SourceConfigMaps keeps the source ConfigMaps that a watch reports (as
+// the store of a reflector, or an informer's event handler), decoded
+// once per change: a request reads its namespace's list, immutable,
+// without a lock or a conversion. A change costs the same whatever the
+// number of ConfigMaps of its namespace (one entry of a map); the first
+// read after changes lists the namespace again (n log n), so that a
+// start-up that reports n ConfigMaps costs n, not n².
+//
+// It keeps the ConfigMaps of the namespaces it is told to keep (opt-in,
+// sourcesoptin.go; the zero value keeps every namespace), within the
+// limits of each namespace (Limits, sourceslimits.go), and nothing else:
+// a ConfigMap of another namespace is dropped as it arrives.
 type SourceConfigMaps struct {
-	mu          sync.Mutex // serializes writers
-	byNamespace sync.Map   // namespace -> *sourceNamespace
+	// Limits bound what one namespace keeps; zero: no bound.
+	Limits SourceLimits
+	// Refused, if set, is told of each ConfigMap the limits refuse, under
+	// the writers' lock: it must not block.
+	Refused func(SourceRefusal)
+
+	mu          sync.Mutex    // serializes writers
+	byNamespace sync.Map      // namespace -> *sourceNamespace
+	optIn       *optIn        // nil: every namespace is kept
+	synced      chan struct{} // closed by the first Replace
+	syncedMake  sync.Once
+	syncedOnce  sync.Once
 }
 
 // sourceNamespace is the source ConfigMaps of one namespace: by name, and
 // the list by name that requests read, nil after a change.
 type sourceNamespace struct {
 	mu     sync.Mutex // guards byName: writers, and the first read after a change
-	byName map[string]map[string]any
+	byName map[string]sourceEntry
 	list   atomic.Pointer[[]map[string]any]
+
+	// under SourceConfigMaps.mu:
+	bytes int64 // the sizes of byName
+	// overflow says that the limits refused some ConfigMap of the
+	// namespace, the first by name being boundary; those after it were
+	// refused too.
+	overflow bool
+	boundary string
+	loading  *sourceLoad // while a list of the namespace is under way
+}
+
+// sourceEntry is one ConfigMap kept: decoded, and what identifies its
+// version.
+type sourceEntry struct {
+	obj             map[string]any
+	size            int64
+	uid             types.UID
+	resourceVersion string
+}
+
+// sameVersion reports whether e is the version of cm.
+func (e sourceEntry) sameVersion(cm *corev1.ConfigMap) bool {
+	return e.resourceVersion != "" && e.resourceVersion == cm.ResourceVersion && e.uid == cm.UID
 }
 
 // ConfigMaps returns the source ConfigMaps of namespace, by name.
@@ -80,7 +120,7 @@ func (sn *sourceNamespace) relist() []map[string]any {
 	}
 	var list []map[string]any
 	for _, name := range slices.Sorted(maps.Keys(sn.byName)) {
-		list = append(list, sn.byName[name])
+		list = append(list, sn.byName[name].obj)
 	}
 	sn.list.Store(&list)
 	return list
@@ -91,14 +131,7 @@ func (s *SourceConfigMaps) OnAdd(obj any, _ bool) { s.set(obj, false) }
 
 // OnUpdate records a ConfigMap's new version; a resync (the same version)
 // changes nothing.
-func (s *SourceConfigMaps) OnUpdate(old, obj any) {
-	o, ok1 := old.(*corev1.ConfigMap)
-	n, ok2 := obj.(*corev1.ConfigMap)
-	if ok1 && ok2 && o.ResourceVersion != "" && o.ResourceVersion == n.ResourceVersion && o.UID == n.UID {
-		return
-	}
-	s.set(obj, false)
-}
+func (s *SourceConfigMaps) OnUpdate(_, obj any) { s.set(obj, false) }
 
 // OnDelete forgets a ConfigMap (deleted, or no longer labelled).
 func (s *SourceConfigMaps) OnDelete(obj any) {
@@ -108,44 +141,127 @@ func (s *SourceConfigMaps) OnDelete(obj any) {
 	s.set(obj, true)
 }
 
+// Add records a ConfigMap a reflector lists or watches.
+func (s *SourceConfigMaps) Add(obj any) error { s.set(obj, false); return nil }
+
+// Update records a ConfigMap's new version; the same version changes
+// nothing.
+func (s *SourceConfigMaps) Update(obj any) error { s.set(obj, false); return nil }
+
+// Delete forgets a ConfigMap.
+func (s *SourceConfigMaps) Delete(obj any) error { s.OnDelete(obj); return nil }
+
+// Resync does nothing: what is kept is current.
+func (s *SourceConfigMaps) Resync() error { return nil }
+
+// Replace makes the ConfigMaps of list, a reflector's full list, the
+// ones kept: each namespace kept is made again from its ConfigMaps, the
+// limits counted from its first by name.
+func (s *SourceConfigMaps) Replace(list []any, _ string) error {
+	byNamespace := map[string][]*corev1.ConfigMap{}
+	for _, obj := range list {
+		if cm, ok := obj.(*corev1.ConfigMap); ok {
+			byNamespace[cm.Namespace] = append(byNamespace[cm.Namespace], cm)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byNamespace.Range(func(k, _ any) bool {
+		if _, ok := byNamespace[k.(string)]; !ok {
+			byNamespace[k.(string)] = nil
+		}
+		return true
+	})
+	for ns, cms := range byNamespace {
+		if !s.keeps(ns) {
+			continue
+		}
+		sn := s.namespace(ns, true)
+		if sn.loading != nil {
+			sn.loading.replaced(cms)
+		}
+		s.rebuild(ns, sn, cms)
+	}
+	s.markSynced()
+	return nil
+}
+
 // set records (or, with remove, drops) the ConfigMap in its namespace,
-// whose list is made again on the next read.
+// if the namespace is kept, whose list is made again on the next read.
 func (s *SourceConfigMaps) set(obj any, remove bool) {
 	cm, ok := obj.(*corev1.ConfigMap)
 	if !ok {
 		return
 	}
-	var decoded map[string]any
-	if !remove {
-		decoded = configMapObject(cm)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.byNamespace.Load(cm.Namespace)
-	if !ok {
-		if remove {
-			return
-		}
-		v, _ = s.byNamespace.LoadOrStore(cm.Namespace, &sourceNamespace{byName: map[string]map[string]any{}})
+	if !s.keeps(cm.Namespace) {
+		return
 	}
-	sn := v.(*sourceNamespace)
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
+	sn := s.namespace(cm.Namespace, !remove)
+	if sn == nil {
+		return
+	}
+	if sn.loading != nil {
+		sn.loading.saw(cm, remove)
+	}
 	if remove {
-		delete(sn.byName, cm.Name)
+		s.remove(sn, cm)
 	} else {
-		sn.byName[cm.Name] = decoded
+		s.put(sn, cm)
 	}
-	sn.list.Store(nil)
-	if len(sn.byName) == 0 {
-		s.byNamespace.Delete(cm.Namespace)
+	s.forgetIfEmpty(cm.Namespace, sn)
+}
+
+// namespace is the state of namespace, made when create is true and
+// there is none; under mu.
+func (s *SourceConfigMaps) namespace(namespace string, create bool) *sourceNamespace {
+	if v, ok := s.byNamespace.Load(namespace); ok {
+		return v.(*sourceNamespace)
+	}
+	if !create {
+		return nil
+	}
+	sn := &sourceNamespace{byName: map[string]sourceEntry{}}
+	s.byNamespace.Store(namespace, sn)
+	return sn
+}
+
+// forgetIfEmpty drops the state of a namespace that keeps nothing and
+// remembers nothing; under mu.
+func (s *SourceConfigMaps) forgetIfEmpty(namespace string, sn *sourceNamespace) {
+	if len(sn.byName) == 0 && !sn.overflow && sn.loading == nil {
+		s.byNamespace.CompareAndDelete(namespace, sn)
 	}
 }
 
+// keep sets (or with a nil obj, deletes) the entry of name; under mu.
+func (sn *sourceNamespace) keep(name string, e sourceEntry, remove bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if old, ok := sn.byName[name]; ok {
+		sn.bytes -= old.size
+	}
+	if remove {
+		delete(sn.byName, name)
+	} else {
+		sn.byName[name] = e
+		sn.bytes += e.size
+	}
+	sn.list.Store(nil)
+}
+
+// entry decodes cm.
+func entry(cm *corev1.ConfigMap) sourceEntry {
+	return sourceEntry{obj: configMapObject(cm), size: sourceSize(cm), uid: cm.UID, resourceVersion: cm.ResourceVersion}
+}
+
 // configMapObject is a ConfigMap as a source reads it: a decoded object
-// with its apiVersion and kind.
+// with its apiVersion and kind, without its managed fields.
 func configMapObject(cm *corev1.ConfigMap) map[string]any {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	c := *cm
+	c.ManagedFields = nil
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
 	if err != nil { // a typed ConfigMap always converts
 		obj = map[string]any{"metadata": map[string]any{"name": cm.Name, "namespace": cm.Namespace}}
 	}

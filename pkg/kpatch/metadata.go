@@ -26,6 +26,9 @@ type Metadata struct {
 	// Enabled, when set, decides whether the file applies: only when its
 	// value, with its variables bound, is truthy (Truthy).
 	Enabled *MetaValue
+	// Mode is whether the file changes the objects it matches or is
+	// only evaluated on them (ModeAudit).
+	Mode FileMode
 	// Requires names the files this one needs: they must apply too, and
 	// this file applies after them.
 	Requires []FileName

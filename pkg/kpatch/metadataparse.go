@@ -24,6 +24,7 @@ type metaField struct {
 // metaFields are the metadata keys, in .kpatch comment lines and in YAML
 // metadata entries alike. Any other key is an error.
 var metaFields = map[string]metaField{
+	ModeKey:       {text: modeText, node: modeNode},
 	"enabled":     {text: enabledText, node: enabledNode},
 	"requires":    {text: namesText(func(m *Metadata) *[]FileName { return &m.Requires }), node: namesNode(func(m *Metadata) *[]FileName { return &m.Requires })},
 	"conflicts":   {text: namesText(func(m *Metadata) *[]FileName { return &m.Conflicts }), node: namesNode(func(m *Metadata) *[]FileName { return &m.Conflicts })},

@@ -81,7 +81,7 @@ type Metrics struct {
 	Conflicts prometheus.Gauge
 	// FileApplications counts, per registry file, the objects it patched,
 	// found unchanged or failed on (result: FilePatched, FileUnchanged,
-	// FileFailed). Its series are those of the registry's files: SetFiles
+	// FileFailed), or, in audit mode, would have patched (would-patch). Its series are those of the registry's files: SetFiles
 	// creates them at zero and deletes those of removed files.
 	FileApplications *prometheus.CounterVec
 	// InternalErrors counts internal errors by reason (ReasonDecode, ...).
@@ -92,6 +92,13 @@ type Metrics struct {
 	// RejectedRequests counts the requests answered before their review
 	// was read, by reason (RejectInFlight); they are not in Requests.
 	RejectedRequests *prometheus.CounterVec
+	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
+	// their namespace refused, by reason (SourceRefusedCount,
+	// SourceRefusedSize).
+	SourceConfigMapsRefused *prometheus.CounterVec
+	// PatchEventsDropped counts the Events on patched objects not
+	// recorded, by reason (EventRateLimited, EventUnnamed).
+	PatchEventsDropped *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -104,10 +111,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.newRegistryMetrics()
 	m.newStoreMetrics()
 	m.newRejectedMetric()
+	m.registerPatchEvents(reg)
 	reg.MustRegister(m.ApplyDuration, m.Requests, m.ActiveFiles, m.FailingFiles, m.CompileErrors, m.LastSync, m.Conflicts,
 		m.FileApplications, m.InternalErrors, m.Panics, m.LastGoodFiles, m.OverLimitFiles, m.EstimatedSize, m.ConflictAnalysis,
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
 	reg.MustRegister(m.RejectedRequests)
+	m.newSourceMetric()
+	reg.MustRegister(m.SourceConfigMapsRefused)
 	return m
 }
 
@@ -153,7 +163,7 @@ func (m *Metrics) newRequestMetrics() {
 	}, []string{"result"})
 	m.FileApplications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_file_applications_total",
-		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says) or failed (not applied).",
+		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says), failed (not applied) or, for a file in audit mode, would-patch (would have changed the object; left as it was).",
 	}, []string{"file", "result"})
 	m.InternalErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_internal_errors_total",
@@ -190,9 +200,9 @@ func (m *Metrics) newRegistryMetrics() {
 	})
 	m.OverLimitFiles = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "kpatch_registry_over_limit_files",
-		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size.",
+		Help: "Registry files refused by a limit: max-registry-files, max-file-size, max-compiled-size, and one tenant registry's max-tenant-files, max-tenant-compiled-size.",
 	}, []string{"limit"})
-	for _, l := range []string{registry.LimitFiles, registry.LimitFileSize, registry.LimitCompiledSize} {
+	for _, l := range []string{registry.LimitFiles, registry.LimitFileSize, registry.LimitCompiledSize, registry.LimitTenantFiles, registry.LimitTenantCompiledSize} {
 		m.OverLimitFiles.WithLabelValues(l)
 	}
 	m.EstimatedSize = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -252,7 +262,7 @@ func (m *Metrics) SetFiles(files []string) {
 	for _, f := range files {
 		next[f] = true
 		if !m.files[f] {
-			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed} {
+			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed, apply.WouldPatch} {
 				m.FileApplications.WithLabelValues(f, r)
 			}
 		}
@@ -308,7 +318,7 @@ func (m *Metrics) RegistrySynced(reg *registry.Registry) {
 		return
 	}
 	failing, lastGood := 0, 0
-	over := map[string]int{registry.LimitFiles: 0, registry.LimitFileSize: 0, registry.LimitCompiledSize: 0}
+	over := map[string]int{registry.LimitFiles: 0, registry.LimitFileSize: 0, registry.LimitCompiledSize: 0, registry.LimitTenantFiles: 0, registry.LimitTenantCompiledSize: 0}
 	active := make([]string, 0, reg.Active())
 	for _, f := range reg.Files() {
 		if f.Err != nil {

@@ -29,6 +29,9 @@ type Compiler struct {
 	// namespace tenants' (tenant.go); when empty, every ConfigMap is the
 	// registry namespace's.
 	RegistryNamespace string
+	// Tenancy is what the tenants are granted: the kinds they patch, and
+	// their limits (tenant.go).
+	Tenancy Tenancy
 
 	mu         sync.Mutex
 	generation int
@@ -109,10 +112,20 @@ type build struct {
 	pending []pendingFile // of each of files: its state to report
 	want    []storedEntry // what the store should hold
 	changed bool          // want differs from stored
-	budget  int64
-	counted map[valuesKey]*bool // whether a values.yaml is in the estimate yet
-	values  map[valuesKey]*parsedValues
-	count   int
+	// allowances are what the registry namespace ("") and each tenant
+	// may still take within its limits
+	allowances map[string]*allowance
+	counted    map[valuesKey]*bool // whether a values.yaml is in the estimate yet
+	values     map[valuesKey]*parsedValues
+}
+
+// allowance is what the files of the registry namespace, or of one
+// tenant, have taken of their limits in a build.
+type allowance struct {
+	limits Limits
+	tenant string
+	files  int
+	budget int64 // of MaxCompiledSize, left
 }
 
 type storedEntry struct {
@@ -130,7 +143,7 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	}
 	c.generation++
 	b := &build{
-		Build: &Build{}, c: c, stored: stored, budget: c.Limits.MaxCompiledSize,
+		Build: &Build{}, c: c, stored: stored, allowances: map[string]*allowance{},
 		files: make([]RegistryFile, 0, len(c.files)), want: make([]storedEntry, 0, len(c.files)),
 		counted: map[valuesKey]*bool{}, values: map[valuesKey]*parsedValues{},
 	}
@@ -177,7 +190,10 @@ func (c *Compiler) Build(cms []corev1.ConfigMap, stored *LastGood) *Build {
 	}
 	b.Registry = newRegistry(inOrder(b.files, rel.Order))
 	b.Registry.meta, b.Registry.relations = meta, rel
-	b.Registry.estimated = c.Limits.MaxCompiledSize - b.budget
+	for _, a := range b.allowances {
+		b.Registry.estimated += a.limits.MaxCompiledSize - a.budget
+	}
+	b.Registry.tenantKinds = c.Tenancy.kinds()
 	return b.Build
 }
 
@@ -191,11 +207,26 @@ func (c *Compiler) Compiled(ref FileRef, f StoredFile) bool {
 	return st != nil && st.compiled.has(f)
 }
 
+// allowance returns what the files of tenant ("" for the registry
+// namespace) may still take.
+func (b *build) allowance(tenant string) *allowance {
+	a := b.allowances[tenant]
+	if a == nil {
+		a = &allowance{limits: b.c.Limits, tenant: tenant}
+		if tenant != "" {
+			a.limits.MaxFiles, a.limits.MaxCompiledSize = b.c.Tenancy.Limits.MaxFiles, b.c.Tenancy.Limits.MaxCompiledSize
+		}
+		a.budget = a.limits.MaxCompiledSize
+		b.allowances[tenant] = a
+	}
+	return a
+}
+
 // state counts the file key of cm and returns its reference and what the
 // compiler keeps of it, seen by this build.
 func (b *build) state(cm *corev1.ConfigMap, key string) (FileRef, *fileState) {
 	ref := FileRef{Namespace: b.c.tenantOf(cm), ConfigMap: cm.Name, Key: key}
-	b.count++
+	b.allowance(ref.Namespace).files++
 	st := b.c.files[ref]
 	if st == nil {
 		st = &fileState{}
@@ -212,9 +243,9 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 	src := cm.Data[key]
 	edited := !st.known || st.src != src || st.values != cv.content
 	st.known, st.src, st.values = true, src, cv.content
-	if max := b.c.Limits.MaxFiles; max > 0 && b.count > max {
+	if a := b.allowance(ref.Namespace); a.limits.MaxFiles > 0 && a.files > a.limits.MaxFiles {
 		st.current, st.lastGood = version{}, version{}
-		b.add(cm, st, RegistryFile{Ref: ref, Err: tooManyFiles(ref, max)}, false)
+		b.add(cm, st, RegistryFile{Ref: ref, Err: tooManyFiles(ref, a.limits.MaxFiles)}, false)
 		return
 	}
 	f := RegistryFile{Ref: ref}
@@ -248,6 +279,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 // setVersion makes v the version of the file that applies.
 func (f *RegistryFile) setVersion(v *version) {
 	f.File, f.Patch, f.Replacements, f.params = v.file, v.patch, v.repl, v.params
+	f.Version = v.digest[:versionLength]
 }
 
 // countedFor returns whether the values.yaml of vk is in the estimate yet.
@@ -265,35 +297,38 @@ func (b *build) countedFor(vk valuesKey) *bool {
 // the limits; the estimate of a version that applies is taken from the
 // budget, its values.yaml's once (counted).
 func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values string, counted *bool) error {
-	lim := b.c.Limits
-	if lim.MaxFileSize > 0 && int64(len(src)) > lim.MaxFileSize {
+	if max := b.c.Limits.MaxFileSize; max > 0 && int64(len(src)) > max {
 		*v = version{}
-		return fileTooLarge(ref, int64(len(src)), lim.MaxFileSize)
+		return fileTooLarge(ref, int64(len(src)), max)
 	}
 	size := estimate(src, "")
 	if !*counted {
 		size += estimate("", values)
 	}
-	if lim.MaxCompiledSize > 0 && size > b.budget {
+	a := b.allowance(ref.Namespace)
+	if a.limits.MaxCompiledSize > 0 && size > a.budget {
 		*v = version{}
-		return registryTooLarge(ref, size, lim.MaxCompiledSize)
+		return registryTooLarge(ref, size, a.limits.MaxCompiledSize)
 	}
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: Digest(src), values: vk}
 		if isReplacementsFile(ref.Key, src) {
-			if v.repl, v.err = compileReplacements(ref, src); v.err == nil {
+			if v.repl, v.err = compileReplacements(ref, src, b.c.Tenancy.kinds()); v.err == nil {
 				// a tenant's reads the sources of its own namespace only
 				v.file = &apply.ReplacementsFile{Replacements: v.repl, Tenant: ref.Namespace != ""}
 			}
 		} else if v.patch, v.params, v.err = b.compile(ref, src, vk, values); v.err == nil {
 			v.file = apply.PatchFile{Patch: v.patch}
 		}
+		if v.file != nil && ref.Namespace != "" {
+			v.file = newTenantFile(v.file, ref.Namespace, b.c.Tenancy.kinds())
+		}
 	}
 	if v.err != nil {
 		return v.err
 	}
-	b.budget -= size
+	a.budget -= size
 	*counted = true
 	return nil
 }
@@ -314,7 +349,7 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 	var p *kpatch.Patch
 	var err error
 	if ref.Namespace != "" {
-		p, err = compileTenant(ref, src)
+		p, err = compileTenant(ref, src, b.c.Tenancy.kinds())
 	} else {
 		p, err = kpatch.ParseAndCompile(ref.String(), []byte(src))
 	}

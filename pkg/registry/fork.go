@@ -13,6 +13,7 @@ func (c *Compiler) Fork() *Compiler {
 	f := &Compiler{
 		Limits:            c.Limits,
 		RegistryNamespace: c.RegistryNamespace,
+		Tenancy:           c.Tenancy,
 		generation:        c.generation,
 		// replaced whole by a build, never written in place
 		values:   c.values,

@@ -40,7 +40,7 @@ func TestForkBuildsACandidateAndLeavesTheCompiler(t *testing.T) {
 // TestForkCopiesEveryField fails when Compiler gains a field: Fork must
 // then say what a fork takes of it.
 func TestForkCopiesEveryField(t *testing.T) {
-	want := []string{"Limits", "RegistryNamespace", "mu", "generation", "files", "values", "cmValues"}
+	want := []string{"Limits", "RegistryNamespace", "Tenancy", "mu", "generation", "files", "values", "cmValues"}
 	var got []string
 	for f := range reflect.TypeFor[Compiler]().Fields() {
 		got = append(got, f.Name)

@@ -46,6 +46,11 @@ var (
 	ErrTooManyFiles     = errors.New("the registry holds more files than it may")
 	ErrFileTooLarge     = errors.New("the file is larger than a registry file may be")
 	ErrRegistryTooLarge = errors.New("the registry's estimated compiled size would exceed its limit")
+	// ErrTenantTooManyFiles and ErrTenantTooLarge are the limits of one
+	// tenant registry (Tenancy.Limits); they wrap ErrTooManyFiles and
+	// ErrRegistryTooLarge.
+	ErrTenantTooManyFiles = fmt.Errorf("the tenant registry holds more files than it may: %w", ErrTooManyFiles)
+	ErrTenantTooLarge     = fmt.Errorf("the tenant registry's estimated compiled size would exceed its limit: %w", ErrRegistryTooLarge)
 )
 
 // estimate is the estimated compiled size of a version.
@@ -54,6 +59,10 @@ func estimate(src, values string) int64 {
 }
 
 func tooManyFiles(ref FileRef, limit int) error {
+	if ref.Namespace != "" {
+		return fmt.Errorf("%s: %w: it is not among the first %d files of the tenant registry of %s (ConfigMap name, then key), the most the webhook applies of one tenant (--max-tenant-files)",
+			ref, ErrTenantTooManyFiles, limit, ref.Namespace)
+	}
 	return fmt.Errorf("%s: %w: it is not among the first %d files of the registry (ConfigMap name, then key), the most the webhook applies (--max-registry-files)",
 		ref, ErrTooManyFiles, limit)
 }
@@ -63,6 +72,10 @@ func fileTooLarge(ref FileRef, size, limit int64) error {
 }
 
 func registryTooLarge(ref FileRef, size, limit int64) error {
+	if ref.Namespace != "" {
+		return fmt.Errorf("%s: %w: this file is estimated at %s compiled, which the files of %s before it leave no room for within %s (--max-tenant-compiled-size)",
+			ref, ErrTenantTooLarge, quantity(size), ref.Namespace, quantity(limit))
+	}
 	return fmt.Errorf("%s: %w: this file is estimated at %s compiled, which the files before it leave no room for within %s (--max-compiled-size)",
 		ref, ErrRegistryTooLarge, quantity(size), quantity(limit))
 }
@@ -78,11 +91,18 @@ const (
 	LimitFiles        = "max-registry-files"
 	LimitFileSize     = "max-file-size"
 	LimitCompiledSize = "max-compiled-size"
+	// the limits of one tenant registry
+	LimitTenantFiles        = "max-tenant-files"
+	LimitTenantCompiledSize = "max-tenant-compiled-size"
 )
 
 // LimitOf names the limit err reports, or "" when it is no limit's error.
 func LimitOf(err error) string {
 	switch {
+	case errors.Is(err, ErrTenantTooManyFiles):
+		return LimitTenantFiles
+	case errors.Is(err, ErrTenantTooLarge):
+		return LimitTenantCompiledSize
 	case errors.Is(err, ErrTooManyFiles):
 		return LimitFiles
 	case errors.Is(err, ErrFileTooLarge):

@@ -57,14 +57,14 @@ func (r *Registry) withOthers(own []apply.File, kind, namespace, name string) []
 
 // compileReplacements parses a replacements file; a tenant's is held to
 // its namespace (tenant.go).
-func compileReplacements(ref FileRef, src string) (*replacement.Replacements, error) {
+func compileReplacements(ref FileRef, src string, allow *TenantKinds) (*replacement.Replacements, error) {
 	r, err := replacement.Parse(ref.String(), []byte(src))
 	if err != nil {
 		return nil, err
 	}
 	r.SetFieldTypes(kpatch.ReplacementFieldType)
 	if ref.Namespace != "" {
-		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace)); err != nil {
+		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace), r.TargetWrites(), allow); err != nil {
 			return nil, err
 		}
 	}

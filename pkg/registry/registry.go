@@ -92,6 +92,8 @@ type RegistryFile struct {
 	// Disabled says that Patch's enabled: metadata is false with its
 	// ConfigMap's values: the file does not apply.
 	Disabled bool
+	// Version names the content of the version that applies (Version).
+	Version string
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
 }
@@ -129,6 +131,11 @@ type Registry struct {
 	// relations are the files' requires: and conflicts:, nil when the
 	// registry was not compiled (NewRegistry).
 	relations *kpatch.Relations
+	// tenantKinds is the allowlist the tenants' files are held to; nil
+	// when the registry was not compiled (NewRegistry).
+	tenantKinds *TenantKinds
+	// versions are the Version of each file that applies, by name.
+	versions map[string]string
 }
 
 // NewRegistry sorts the files by their Order and indexes those that
@@ -151,13 +158,14 @@ func NewRegistry(files []RegistryFile) *Registry {
 // newRegistry indexes the files that apply, which are in the order they
 // apply (inApplyOrder, then requires: metadata, relateFiles).
 func newRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}, versions: map[string]string{}}
 	for _, f := range files {
 		if f.File == nil || f.Disabled {
 			continue
 		}
 		r.active = append(r.active, f.File)
 		r.order[f.File] = len(r.active)
+		r.versions[f.File.Name()] = f.Version
 		if f.Patch != nil {
 			r.patches = append(r.patches, f.Patch)
 			r.keys = append(r.keys, f.Order)
@@ -192,7 +200,7 @@ func (r *Registry) Patches(kind string) []*kpatch.Patch {
 	}
 	out := make([]*kpatch.Patch, 0, len(own))
 	for _, f := range own {
-		if pf, ok := f.(apply.PatchFile); ok {
+		if pf, ok := patchFileOf(f); ok {
 			out = append(out, pf.Patch)
 		}
 	}
@@ -291,5 +299,11 @@ func (r *Registry) InOrder() []RegistryFile {
 func (r *Registry) Active() int { return len(r.active) }
 
 // EstimatedSize is the estimated compiled size of the versions that apply
-// (Limits.MaxCompiledSize), in bytes.
+// (Limits.MaxCompiledSize), in bytes: the registry namespace's and the
+// tenants'.
 func (r *Registry) EstimatedSize() int64 { return r.estimated }
+
+// TenantKinds is the allowlist the tenants' files are held to: the
+// Compiler's Tenancy, DefaultTenantKinds when it sets none, nil for a
+// registry that was not compiled.
+func (r *Registry) TenantKinds() *TenantKinds { return r.tenantKinds }

@@ -235,7 +235,7 @@ func objectValueAnnotations(ann map[string]any) []Annotation {
 // other kinds read neither); nil when it is disabled for the object, or
 // when f varies by object (VariesByObject) and does not target it.
 func (r *Registry) ForObject(f apply.File, oc *ObjectContext) (apply.File, error) {
-	pf, ok := f.(apply.PatchFile)
+	pf, ok := patchFileOf(f)
 	if !ok {
 		return f, nil
 	}
@@ -252,7 +252,7 @@ func (r *Registry) ForObject(f apply.File, oc *ObjectContext) (apply.File, error
 	case bound == pf.Patch:
 		return f, nil
 	}
-	return apply.PatchFile{Patch: bound}, nil
+	return asHeld(f, apply.PatchFile{Patch: bound}), nil
 }
 
 // patchForObject is ForObject of a patch file.
@@ -304,6 +304,6 @@ func (r *Registry) DependsOnObject() bool { return len(r.values) > 0 || len(r.me
 // VariesByObject reports whether the file f of the registry is bound to
 // each object or checks its metadata against it (ForObject).
 func (r *Registry) VariesByObject(f apply.File) bool {
-	pf, ok := f.(apply.PatchFile)
+	pf, ok := patchFileOf(f)
 	return ok && (r.values[pf.Patch] != nil || r.meta[pf.Patch] != nil)
 }

@@ -34,3 +34,38 @@ func (r *Replacements) HoldToNamespace(ns string) []ForeignSelect {
 	}
 	return foreign
 }
+
+// TargetWrite is one field path a target of a replacements file writes,
+// with the select it writes through: what a tenant's file may write is
+// checked with it.
+type TargetWrite struct {
+	Pos    fileerr.Position // the field path (the target's, for the default path)
+	Select ResID            // as written: Group and Kind may be regular expressions
+	Path   string           // as written
+	// Fields are the path's map keys up to its first list step (an index,
+	// a match, every item); Whole says that there is none after them.
+	Fields []string
+	Whole  bool
+}
+
+// TargetWrites lists the field paths the targets of r write, in file
+// order.
+func (r *Replacements) TargetWrites() []TargetWrite {
+	var out []TargetWrite
+	for _, rp := range r.items {
+		for _, t := range rp.targets {
+			for _, p := range t.paths {
+				w := TargetWrite{Pos: p.pos, Select: t.sel.sel.id, Path: p.String(), Whole: true}
+				for _, st := range p.steps {
+					if st.kind != stepField {
+						w.Whole = false
+						break
+					}
+					w.Fields = append(w.Fields, st.key)
+				}
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}

@@ -54,7 +54,9 @@ func NewRulesKeeperFor(mgr manager.Manager, name string, w *admission.Watcher, o
 		return nil, err
 	}
 	return &RulesKeeper{
-		Name: name, Reader: c, Writer: mgr.GetClient(), ConfigMaps: mgr.GetClient(),
+		// a tenant's ConfigMap is in no cache of the manager's: read live,
+		// when an Event is due
+		Name: name, Reader: c, Writer: mgr.GetClient(), ConfigMaps: mgr.GetAPIReader(),
 		RegistryNamespace: w.Namespace, Registry: w.Current,
 		Discover:   func(context.Context) ([]ServedResource, error) { return DiscoverResources(d) },
 		Operations: ops, Recorder: mgr.GetEventRecorder("kpatch-webhook"), Log: ctrl.Log.WithName("webhook-rules"),

@@ -43,7 +43,8 @@ type ResolvedRules struct {
 }
 
 // ResolveRules resolves the targets of the files that apply in reg
-// against served: a target takes every served version of every resource
+// against served (a tenant's within the tenants' allowlist only, so that
+// the rules never hold more than the admin's targets and the allowlist): a target takes every served version of every resource
 // whose kind and group it admits (kpatch.Target.Matches with any name and
 // namespace), among the namespaced resources that take one of ops (verb
 // create for CREATE, update for UPDATE). Subresources never count. So a
@@ -61,6 +62,7 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 	out := &ResolvedRules{}
 	want := map[schema.GroupVersionResource]bool{}
 	for _, f := range reg.InOrder() {
+		allow := tenantKinds(reg, f.Ref)
 		for _, t := range fileTargets(f.File) {
 			candidates := usable
 			if !strings.ContainsAny(t.Kind, "*?@") {
@@ -68,7 +70,7 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 			}
 			found := false
 			for _, r := range candidates {
-				if targetsResource(t, r) {
+				if targetsResource(t, r) && (allow == nil || allow.Allows(r.Kind, r.Group)) {
 					want[r.GroupVersionResource], found = true, true
 				}
 			}
@@ -79,6 +81,19 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 	}
 	out.Resources = slices.SortedFunc(maps.Keys(want), compareGVR)
 	return out
+}
+
+// tenantKinds is the allowlist a tenant's file (ref) is held to, nil for
+// an admin's: whatever a tenant's targets say, the rules they bring hold
+// the allowlist's kinds only (the registry narrows them already).
+func tenantKinds(reg *registry.Registry, ref registry.FileRef) *registry.TenantKinds {
+	switch {
+	case ref.Namespace == "":
+		return nil
+	case reg.TenantKinds() != nil:
+		return reg.TenantKinds()
+	}
+	return registry.DefaultTenantKindList()
 }
 
 // usableResources are the served resources that can be rules: namespaced

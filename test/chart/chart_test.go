@@ -71,7 +71,8 @@ var modes = []struct {
 	{"single-replica", map[string]any{"replicaCount": 1, "leaderElection": map[string]any{"enabled": false},
 		"registry": map[string]any{"maxFiles": 500, "maxFileSize": "256Ki", "maxCompiledSize": "64Mi"},
 		"webhook":  map[string]any{"maxApplyItems": 50000, "maxApplyOutput": "1Mi"}}},
-	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true}}},
+	{"namespace-sources", map[string]any{"webhook": map[string]any{"namespaceSources": true, "maxSourceConfigMaps": 20, "maxSourceSize": "1Mi"}}},
+	{"audit-trail", map[string]any{"webhook": map[string]any{"annotateApplied": true, "eventsOnPatch": true, "eventsOnPatchRate": 2.5}}},
 	{"filtered", map[string]any{"webhook": map[string]any{
 		"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "kpatch.dev/skip", "operator": "DoesNotExist"}}},
 		"exclude": map[string]any{
@@ -91,7 +92,7 @@ var modes = []struct {
 		"resources":   map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "64Mi"}, "limits": map[string]any{"cpu": "1500m", "memory": "256Mi"}},
 		"grafana":     map[string]any{"dashboard": map[string]any{"enabled": true}},
 	}},
-	{"tenants", map[string]any{"registry": map[string]any{"tenants": true}}},
+	{"tenants", map[string]any{"registry": map[string]any{"tenants": map[string]any{"enabled": true, "kinds": []any{"@workload", "Service"}, "maxFiles": 5}}}},
 	{"static-rules", map[string]any{"webhook": map[string]any{"manageRules": false}}},
 	{"client-ca", map[string]any{"tls": map[string]any{"clientCA": map[string]any{"secretName": "apiserver-client-ca"}}}},
 	{"closed-doors", map[string]any{
@@ -246,7 +247,11 @@ func TestWebhookConfiguration(t *testing.T) {
 		if *w.FailurePolicy != wantPolicy {
 			t.Errorf("%s: failurePolicy %s, want %s", m.name, *w.FailurePolicy, wantPolicy)
 		}
-		if *w.SideEffects != admissionregistrationv1.SideEffectClassNone || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy || *w.TimeoutSeconds != 3 {
+		wantSideEffects := admissionregistrationv1.SideEffectClassNone
+		if m.name == "audit-trail" { // no Event on a dry run
+			wantSideEffects = admissionregistrationv1.SideEffectClassNoneOnDryRun
+		}
+		if *w.SideEffects != wantSideEffects || *w.ReinvocationPolicy != admissionregistrationv1.IfNeededReinvocationPolicy || *w.TimeoutSeconds != 3 {
 			t.Errorf("%s: sideEffects %s, reinvocation %s, timeout %d", m.name, *w.SideEffects, *w.ReinvocationPolicy, *w.TimeoutSeconds)
 		}
 		if w.NamespaceSelector.MatchLabels["kpatch.dev/inject"] != "enabled" {
@@ -311,6 +316,10 @@ func TestWebhookConfiguration(t *testing.T) {
 		if slices.Contains(args, "--tenant-registries=true") != (m.name == "tenants") {
 			t.Errorf("%s: tenant registries: args %v", m.name, args)
 		}
+		tenancy := []string{"--tenant-kinds=@workload,Service", "--max-tenant-files=5", "--max-tenant-compiled-size=8Mi"}
+		if m.name == "tenants" && slices.ContainsFunc(tenancy, func(a string) bool { return !slices.Contains(args, a) }) {
+			t.Errorf("%s: tenancy: args %v, want %v", m.name, args, tenancy)
+		}
 	}
 }
 
@@ -373,6 +382,14 @@ func TestReplicasAgree(t *testing.T) {
 		if m.name == "single-replica" {
 			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi",
 				"--max-apply-items=50000", "--max-apply-output=1Mi"}
+		}
+		// the source ConfigMaps kept: of the namespaces the webhook
+		// configuration selects, within the limits
+		want = append(want, "--namespace-selector=kpatch.dev/inject=enabled")
+		if m.name == "namespace-sources" {
+			want = append(want, "--max-source-configmaps=20", "--max-source-size=1Mi")
+		} else {
+			want = append(want, "--max-source-configmaps=100", "--max-source-size=4Mi")
 		}
 		for _, a := range want {
 			if !slices.Contains(args, a) {
@@ -519,6 +536,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		if m.name == "namespace-sources" {
 			want = append(want, "kpatch-system-kpatch-webhook-sources")
 		}
+		if m.name == "audit-trail" {
+			want = append(want, "kpatch-system-kpatch-webhook-patch-events")
+		}
 		if got := slices.Sorted(maps.Keys(roles)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			t.Errorf("%s: ClusterRoles %v, want %v", m.name, got, want)
 		}
@@ -584,8 +604,14 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"", "configmaps", "get,list,watch", ""},
 			{"events.k8s.io", "events", "create,patch", ""},
 		},
-		// the source ConfigMaps of replacements, from a label-selected informer
-		"kpatch-system-kpatch-webhook-sources": {{"", "configmaps", "list,watch", ""}},
+		// the source ConfigMaps of replacements, from a label-selected
+		// watch, and the Events on those the limits refuse
+		"kpatch-system-kpatch-webhook-sources": {
+			{"", "configmaps", "list,watch", ""},
+			{"events.k8s.io", "events", "create,patch", ""},
+		},
+		// Events on patched objects, in their namespaces
+		"kpatch-system-kpatch-webhook-patch-events": {{"events.k8s.io", "events", "create,patch", ""}},
 	}[name]
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)

@@ -35,7 +35,8 @@ var docModes = [][]setting{
 	{{"tls.certManager.enabled", true, "`tls.certManager.enabled: true`"}},
 	{{"webhook.manageRules", false, "`webhook.manageRules: false`"}},
 	{{"webhook.namespaceSources", true, "`webhook.namespaceSources: true`"}},
-	{{"registry.tenants", true, "`registry.tenants: true`"}},
+	{{"registry.tenants.enabled", true, "`registry.tenants.enabled: true`"}},
+	{{"webhook.eventsOnPatch", true, "`webhook.eventsOnPatch: true`"}},
 	{{"metrics.reader.subjects", []any{map[string]any{"kind": "Group", "name": readerSubject}}, "`metrics.reader.subjects`"}},
 	{{"metrics.serviceMonitor.enabled", true, "`metrics.serviceMonitor.enabled: true`"}},
 	{

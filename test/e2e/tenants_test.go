@@ -19,7 +19,7 @@ func deploymentRule() admissionregistrationv1.RuleWithOperations {
 }
 
 // TestTenantCannotPatchAnotherNamespace: with --tenant-registries, a
-// registry ConfigMap of namespace tenant-a patches tenant-a's Deployments
+// registry ConfigMap of namespace tenant-a (marked as a tenant) patches tenant-a's Deployments
 // and never tenant-b's, whether its target leaves the namespace out or
 // names tenant-b (that file does not compile: an Event on the ConfigMap
 // says so); the registry namespace's file applies after the tenant's and
@@ -28,6 +28,7 @@ func TestTenantCannotPatchAnotherNamespace(t *testing.T) {
 	o := newOwnWebhook(t, "tenants-e2e", []admissionregistrationv1.RuleWithOperations{deploymentRule()})
 	o.namespace(t, "tenant-a")
 	o.namespace(t, "tenant-b")
+	markTenant(t, "tenant-a", "enabled")
 	o.registry(t, "tenant-a", "mine", map[string]string{
 		"own.kpatch":   "[deployment.*]\nlabels.tenant: tenant-a\nannotations.owner: tenant-a\n",
 		"steal.kpatch": "[tenant-b/deployment.*]\nlabels.stolen: \"yes\"\n",

@@ -45,6 +45,9 @@ type Options struct {
 	ManageWebhookRules       bool
 	Operations               []string
 	Strict                   bool
+	AnnotateApplied          bool
+	EventsOnPatch            bool
+	EventsOnPatchRate        float64
 	NamespaceSources         bool
 	OnError                  string
 	Profiling                bool
@@ -63,7 +66,12 @@ type Options struct {
 	MaxApplyItems            int
 	MaxApplyOutput           string
 	Serving                  ServingOptions
+	Tenancy                  TenancyOptions
 	Zap                      zap.Options
+	// the source ConfigMaps kept: of the namespaces opted in, bounded
+	NamespaceSelector   string
+	MaxSourceConfigMaps int
+	MaxSourceSize       string
 }
 
 // NewOptions returns the defaults.
@@ -77,6 +85,7 @@ func NewOptions() *Options {
 		Operations:             []string{string(admissionv1.Create)},
 		OnError:                string(admission.ErrorPolicyAllow),
 		NamespaceSources:       true,
+		EventsOnPatchRate:      5,
 		ProfilingBindAddress:   "127.0.0.1:8082",
 		TLSMode:                TLSModeFiles,
 		TLSSecretName:          "kpatch-webhook-ca",
@@ -88,6 +97,10 @@ func NewOptions() *Options {
 		MaxApplyItems:          admission.DefaultBudget.Items,
 		MaxApplyOutput:         quantity(int64(admission.DefaultBudget.OutputBytes)),
 		Serving:                DefaultServingOptions,
+		NamespaceSelector:      "kpatch.dev/inject=enabled",
+		MaxSourceConfigMaps:    informed.DefaultSourceLimits.MaxConfigMaps,
+		MaxSourceSize:          quantity(informed.DefaultSourceLimits.MaxBytes),
+		Tenancy:                DefaultTenancyOptions,
 	}
 }
 
@@ -105,10 +118,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
 	fs.StringVar(&o.RegistrySelector, "registry-selector", o.RegistrySelector, "label selector of the registry ConfigMaps")
-	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector in every namespace (a cluster-wide watch): those outside the registry namespace patch the objects of their own namespace only, before the registry namespace's files")
+	fs.BoolVar(&o.TenantRegistries, "tenant-registries", o.TenantRegistries, "read the ConfigMaps matching --registry-selector of the namespaces the cluster admin marked "+informed.TenantLabel+"="+informed.TenantEnabled+" (one watch per marked namespace): they patch the objects of their own namespace only, of the kinds of --tenant-kinds, before the registry namespace's files")
 	fs.BoolVar(&o.ManageWebhookRules, "manage-webhook-rules", o.ManageWebhookRules, "keep the rules of --webhook-configuration-name equal to the resources the registry's files target, resolved through discovery (the leader writes them)")
 	fs.StringSliceVar(&o.Operations, "operations", o.Operations, "comma-separated admission operations to patch: CREATE, UPDATE")
 	fs.BoolVar(&o.Strict, "strict", o.Strict, "deny an object that a patch file fails on, instead of admitting it without that file and a warning")
+	fs.BoolVar(&o.AnnotateApplied, "annotate-applied", o.AnnotateApplied, "write the annotation "+admission.AppliedAnnotation+" on every object files change, listing them (configmap/key@version, ...), and keep any other value of it out of the objects the webhook patches")
+	fs.BoolVar(&o.EventsOnPatch, "events-on-patch", o.EventsOnPatch, "record an Event on every object files change, naming them (RBAC: events create in every namespace); every replica records its own, within --events-on-patch-rate")
+	fs.Float64Var(&o.EventsOnPatchRate, "events-on-patch-rate", o.EventsOnPatchRate, "most Events per second --events-on-patch records per replica, on average (as many at once as one second allows); past it they are dropped and counted in kpatch_patch_events_dropped_total")
 	fs.BoolVar(&o.NamespaceSources, "namespace-sources", o.NamespaceSources, "replacements at admission read the ConfigMaps labelled "+informed.SourceLabel+"=true of the object's namespace and of the registry namespace (RBAC: configmaps list and watch in every namespace); false: of the registry namespace only")
 	fs.StringVar(&o.OnError, "on-error", o.OnError, "the answer to an internal error (not a patch file's own failure): allow admits the object unpatched with a warning, deny denies it")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling, "serve Go's /debug/pprof/ profiles on --profiling-bind-address")
@@ -126,10 +142,45 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
+	o.addSourceFlags(fs)
 	o.Serving.addFlags(fs)
+	o.Tenancy.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
+}
+
+// addSourceFlags binds the options of the source ConfigMaps kept.
+func (o *Options) addSourceFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.NamespaceSelector, "namespace-selector", o.NamespaceSelector, "label selector of the namespaces opted in (the webhook configuration's namespaceSelector): with --namespace-sources, the source ConfigMaps of these namespaces (and of the registry namespace) are kept, those of other namespaces dropped as they arrive; empty: every namespace")
+	fs.IntVar(&o.MaxSourceConfigMaps, "max-source-configmaps", o.MaxSourceConfigMaps, "most source ConfigMaps kept per namespace: a namespace keeps its first ones by name, the others are refused with an Event on them; 0: no limit")
+	fs.StringVar(&o.MaxSourceSize, "max-source-size", o.MaxSourceSize, "most bytes of source ConfigMaps (name, data, binary data, labels, annotations) kept per namespace: a namespace keeps its first ones by name within it, the others are refused with an Event on them; 0: no limit")
+}
+
+// parseSources parses the options of the source ConfigMaps kept.
+func (o *Options) parseSources() (labels.Selector, informed.SourceLimits, []error) {
+	var errs []error
+	var optIn labels.Selector
+	if o.NamespaceSelector != "" {
+		var err error
+		if optIn, err = labels.Parse(o.NamespaceSelector); err != nil {
+			errs = append(errs, fmt.Errorf("--namespace-selector: %w", err))
+		}
+	}
+	l := informed.SourceLimits{MaxConfigMaps: o.MaxSourceConfigMaps}
+	if l.MaxConfigMaps < 0 {
+		errs = append(errs, fmt.Errorf("--max-source-configmaps: %d is negative", l.MaxConfigMaps))
+	}
+	v, err := resource.ParseQuantity(o.MaxSourceSize)
+	switch {
+	case err != nil:
+		errs = append(errs, fmt.Errorf("--max-source-size: %q is not a quantity (4Mi, 512Ki): %w", o.MaxSourceSize, err))
+	case v.Value() < 0:
+		errs = append(errs, fmt.Errorf("--max-source-size: %s is negative", o.MaxSourceSize))
+	default:
+		l.MaxBytes = v.Value()
+	}
+	return optIn, l, errs
 }
 
 // settings are the options parsed.
@@ -140,6 +191,11 @@ type settings struct {
 	namespace  string
 	limits     registry.Limits
 	budget     kpatch.Budget
+	// the source ConfigMaps kept: of the namespaces optIn selects (nil:
+	// every namespace), within sourceLimits
+	optIn        labels.Selector
+	sourceLimits informed.SourceLimits
+	tenancy      registry.Tenancy
 }
 
 // Validate reports every problem of the options at once.
@@ -164,6 +220,9 @@ func (o *Options) parse() (settings, error) {
 	if s.budget, err = o.parseBudget(); err != nil {
 		errs = append(errs, err)
 	}
+	if o.EventsOnPatch && !(o.EventsOnPatchRate > 0) {
+		errs = append(errs, fmt.Errorf("--events-on-patch-rate: %v is not a positive rate", o.EventsOnPatchRate))
+	}
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: %d is not a port", o.Port))
 	}
@@ -174,6 +233,9 @@ func (o *Options) parse() (settings, error) {
 	}
 	errs = append(errs, o.validateTLS()...)
 	errs = append(errs, o.Serving.validate()...)
+	var tenancyErrs []error
+	s.tenancy, tenancyErrs = o.Tenancy.parse()
+	errs = append(errs, tenancyErrs...)
 	if o.ManageWebhookRules && o.WebhookConfigurationName == "" {
 		errs = append(errs, errors.New("--webhook-configuration-name: --manage-webhook-rules needs the configuration whose rules it keeps"))
 	}
@@ -181,6 +243,9 @@ func (o *Options) parse() (settings, error) {
 	s.limits, limitErrs = o.parseLimits()
 	errs = append(errs, limitErrs...)
 	errs = append(errs, o.validateNames()...)
+	var sourceErrs []error
+	s.optIn, s.sourceLimits, sourceErrs = o.parseSources()
+	errs = append(errs, sourceErrs...)
 	if s.namespace = o.RegistryNamespace; s.namespace == "" {
 		s.namespace = defaultNamespace()
 	}

@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -46,6 +47,38 @@ func TestDefaults(t *testing.T) {
 	}
 	if s.limits != registry.DefaultLimits {
 		t.Errorf("limits %+v", s.limits)
+	}
+}
+
+// TestSourceFlags: the namespaces whose source ConfigMaps are kept, and
+// the limits of each.
+func TestSourceFlags(t *testing.T) {
+	s, err := parse(t).parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.optIn.String() != "kpatch.dev/inject=enabled" || s.sourceLimits != informed.DefaultSourceLimits {
+		t.Errorf("defaults: %v %+v", s.optIn, s.sourceLimits)
+	}
+	s, err = parse(t, "--namespace-selector=team in (a,b)", "--max-source-configmaps=7", "--max-source-size=64Ki").parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.optIn.String() != "team in (a,b)" || s.sourceLimits != (informed.SourceLimits{MaxConfigMaps: 7, MaxBytes: 64 << 10}) {
+		t.Errorf("parsed: %v %+v", s.optIn, s.sourceLimits)
+	}
+	if s, err := parse(t, "--namespace-selector=", "--max-source-configmaps=0", "--max-source-size=0").parse(); err != nil || s.optIn != nil || s.sourceLimits != (informed.SourceLimits{}) {
+		t.Errorf("every namespace, no limits: %v %+v %v", s.optIn, s.sourceLimits, err)
+	}
+	for args, want := range map[string]string{
+		"--namespace-selector=a=b=c": "--namespace-selector:",
+		"--max-source-configmaps=-1": "--max-source-configmaps: -1 is negative",
+		"--max-source-size=big":      `--max-source-size: "big" is not a quantity`,
+		"--max-source-size=-1Ki":     "--max-source-size: -1Ki is negative",
+	} {
+		if err := parse(t, args).Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
 	}
 }
 
@@ -173,6 +206,36 @@ func TestClusterScaleFlags(t *testing.T) {
 	}
 }
 
+// TestTenancyFlags: --tenant-kinds is the allowlist of the tenants'
+// kinds, the defaults the workloads and what comes with them, never a
+// guardrail kind; --max-tenant-files and --max-tenant-compiled-size bound
+// each tenant.
+func TestTenancyFlags(t *testing.T) {
+	s, err := parse(t).parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.tenancy.Kinds.Allows("Deployment", "apps") || !s.tenancy.Kinds.Allows("PodDisruptionBudget", "policy") || s.tenancy.Kinds.Allows("Secret", "") {
+		t.Errorf("default --tenant-kinds %s", s.tenancy.Kinds)
+	}
+	if s.tenancy.Limits != registry.DefaultTenantLimits {
+		t.Errorf("default tenant limits %+v", s.tenancy.Limits)
+	}
+	s, err = parse(t, "--tenant-kinds=Secret,Widget.example.com", "--max-tenant-files=3", "--max-tenant-compiled-size=1Mi").parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.tenancy.Kinds.String(); got != "Secret.core,Widget.example.com" || s.tenancy.Limits.MaxFiles != 3 || s.tenancy.Limits.MaxCompiledSize != 1<<20 {
+		t.Errorf("kinds %s, limits %+v", got, s.tenancy.Limits)
+	}
+	err = parse(t, "--tenant-kinds=Deployment,ResourceQuota,RoleBinding.rbac.authorization.k8s.io", "--max-tenant-files=-1", "--max-tenant-compiled-size=lots").Validate()
+	for _, want := range []string{`--tenant-kinds: the tenants' kinds: "ResourceQuota"`, `"RoleBinding.rbac.authorization.k8s.io"`, "--max-tenant-files: -1 is negative", "--max-tenant-compiled-size"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v: want %s", err, want)
+		}
+	}
+}
+
 // TestNamespaceSources: replacements read the source ConfigMaps of every
 // namespace unless --namespace-sources=false.
 func TestNamespaceSources(t *testing.T) {
@@ -181,5 +244,21 @@ func TestNamespaceSources(t *testing.T) {
 	}
 	if o := parse(t, "--namespace-sources=false"); o.NamespaceSources {
 		t.Error("--namespace-sources=false is off")
+	}
+}
+
+func TestAuditTrailFlags(t *testing.T) {
+	if o := parse(t); o.AnnotateApplied || o.EventsOnPatch || o.EventsOnPatchRate != 5 {
+		t.Errorf("defaults %v %v %v", o.AnnotateApplied, o.EventsOnPatch, o.EventsOnPatchRate)
+	}
+	o := parse(t, "--annotate-applied", "--events-on-patch", "--events-on-patch-rate=0.5")
+	if err := o.Validate(); err != nil || !o.AnnotateApplied || !o.EventsOnPatch || o.EventsOnPatchRate != 0.5 {
+		t.Errorf("options %v %v %v: %v", o.AnnotateApplied, o.EventsOnPatch, o.EventsOnPatchRate, err)
+	}
+	for _, rate := range []string{"0", "-1", "NaN"} {
+		err := parse(t, "--events-on-patch", "--events-on-patch-rate="+rate).Validate()
+		if err == nil || !strings.Contains(err.Error(), "--events-on-patch-rate: ") {
+			t.Errorf("rate %s: %v", rate, err)
+		}
 	}
 }

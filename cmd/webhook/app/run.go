@@ -65,7 +65,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
 		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2,
-		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
+		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "tenantKinds", s.tenancy.Kinds.String(), "tenantLimits", s.tenancy.Limits, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
 	return mgr.Start(ctx)
 }
 
@@ -142,13 +142,10 @@ func (o *Options) managerOptions(s settings, tlsOpts []func(*tls.Config)) ctrl.O
 	}
 }
 
-// registryCache selects the registry ConfigMaps: those of the registry
-// namespace with the registry label, or, with --tenant-registries, those
-// of every namespace with it (one label-selected informer).
+// registryCache selects the registry ConfigMaps of the registry
+// namespace: those with the registry label. The tenants' are read by
+// informed.TenantRegistries, of the marked namespaces only.
 func (o *Options) registryCache(s settings) cache.ByObject {
-	if o.TenantRegistries {
-		return cache.ByObject{Label: s.selector}
-	}
 	return cache.ByObject{Namespaces: map[string]cache.Config{s.namespace: {}}, Label: s.selector}
 }
 
@@ -161,8 +158,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		Namespace: s.namespace,
 		Selector:  s.selector,
 		Limits:    s.limits,
-		// tenants' ConfigMaps, when read, are in the manager's cache
+		// tenants' ConfigMaps: informed.TenantRegistries, set below
 		TenantRegistries: o.TenantRegistries,
+		Tenancy:          s.tenancy,
 		Recorder:         mgr.GetEventRecorder("kpatch-webhook"),
 		Metrics:          metrics,
 		Log:              ctrl.Log.WithName("registry"),
@@ -189,6 +187,15 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if err := watcher.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if o.TenantRegistries {
+		// the registry ConfigMaps of the namespaces the cluster admin
+		// marked, one watch each; a change asks for a sync
+		tenants, err := informed.NewTenantRegistriesFor(mgr, s.namespace, s.selector, watcher.RequestSync)
+		if err != nil {
+			return err
+		}
+		watcher.Tenants = tenants
+	}
 	// the Namespace informer starts with the manager's caches, which sync
 	// before the registry's first sync, which readiness waits for
 	namespaces, err := informed.NewNamespacesFor(mgr)
@@ -202,7 +209,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 			return err
 		}
 	}
-	sources, err := o.sourceConfigMaps(mgr, s)
+	sources, err := o.sourceConfigMaps(mgr, s, metrics, watcher.Leading)
 	if err != nil {
 		return err
 	}
@@ -216,6 +223,10 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		OnError:           s.onError,
 		Metrics:           metrics,
 		Budget:            s.budget,
+		AnnotateApplied:   o.AnnotateApplied,
+	}
+	if o.EventsOnPatch {
+		handler.Events = admission.NewPatchEvents(mgr.GetEventRecorder("kpatch-webhook"), o.EventsOnPatchRate, metrics)
 	}
 	server := mgr.GetWebhookServer()
 	server.Register("/mutate", o.mutateHandler(handler))
@@ -245,14 +256,32 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 }
 
 // sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true
-// that replacements read: of every namespace, or with
-// --namespace-sources=false of the registry namespace only.
-func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings) (*informed.SourceConfigMaps, error) {
-	if o.NamespaceSources {
-		return informed.NewSourceConfigMapsFor(mgr)
+// that replacements read: of the namespaces opted in (--namespace-selector)
+// and the registry namespace, or with --namespace-sources=false of the
+// registry namespace only; each namespace within --max-source-configmaps
+// and --max-source-size. A ConfigMap refused is counted, and the leader
+// (every replica without --leader-elect) records an Event on it.
+func (o *Options) sourceConfigMaps(mgr manager.Manager, s settings, m *metrics.Metrics, leads func() bool) (*informed.SourceConfigMaps, error) {
+	recorder := mgr.GetEventRecorder("kpatch-webhook")
+	opts := informed.SourceOptions{
+		Namespace: s.namespace,
+		Limits:    s.sourceLimits,
+		Refused: func(r informed.SourceRefusal) {
+			m.SourceRefused(r.Reason)
+			if leads == nil || leads() {
+				recorder.Eventf(r.ConfigMap, nil, corev1.EventTypeWarning, ReasonSourceConfigMapRefused, "Keep", "%s", r.Message)
+			}
+		},
 	}
-	return informed.NewSourceConfigMapsFor(mgr, s.namespace)
+	if o.NamespaceSources {
+		opts.Namespace, opts.OptIn, opts.Always = "", s.optIn, []string{s.namespace}
+	}
+	return informed.NewSourceConfigMapsFor(mgr, opts)
 }
+
+// ReasonSourceConfigMapRefused is the reason of the Event on a source
+// ConfigMap that the limits of its namespace refuse.
+const ReasonSourceConfigMapRefused = "SourceConfigMapRefused"
 
 // setupRulesKeeper has the leader keep the webhook configuration's rules
 // equal to the resources the registry targets (--manage-webhook-rules).

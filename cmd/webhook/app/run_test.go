@@ -153,8 +153,10 @@ func TestProfilingServerOnLoopbackOnly(t *testing.T) {
 	}
 }
 
-// TestManagerOptionsTenantRegistries: with --tenant-registries the one
-// informer of ConfigMaps selects the registry label in every namespace.
+// TestManagerOptionsTenantRegistries: with --tenant-registries the
+// manager's informer of ConfigMaps still selects the registry label in
+// the registry namespace only: the tenants' are read, of the marked
+// namespaces only, by informed.TenantRegistries.
 func TestManagerOptionsTenantRegistries(t *testing.T) {
 	o := parse(t, "--tenant-registries", "--registry-namespace=reg")
 	s, err := o.parse()
@@ -169,7 +171,7 @@ func TestManagerOptionsTenantRegistries(t *testing.T) {
 			by, ok = b, true
 		}
 	}
-	if !ok || len(by.Namespaces) != 0 || by.Label.String() != "kpatch.dev/registry=true" {
-		t.Errorf("the ConfigMap cache %v in %v with %v, want every namespace with the label", ok, by.Namespaces, by.Label)
+	if _, reg := by.Namespaces["reg"]; !ok || len(by.Namespaces) != 1 || !reg || by.Label.String() != "kpatch.dev/registry=true" {
+		t.Errorf("the ConfigMap cache %v in %v with %v, want the registry namespace with the label", ok, by.Namespaces, by.Label)
 	}
 }
