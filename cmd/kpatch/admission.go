@@ -309,7 +309,9 @@ func registryFiles(reg *registry.Registry) objectFiles {
 // reportAdmitted reports what the files did wrong to each object, object
 // by object, each in file order: what the webhook would warn about (or
 // deny under --strict), the failures, the replacements a missing source
-// skipped, the ${required} fields nothing set.
+// skipped, the ${required} fields nothing set, as errors; what the files
+// in audit mode would have done wrong, and would have changed, as
+// warnings (the webhook's audit annotations).
 func reportAdmitted(runs []*apply.ObjectRun, found *findings) {
 	for _, r := range runs {
 		for _, fr := range r.Problems() {
@@ -319,7 +321,12 @@ func reportAdmitted(runs []*apply.ObjectRun, found *findings) {
 		for _, err := range r.Required() {
 			found.error(err)
 		}
+		for _, fr := range r.AuditProblems() {
+			nameObject(fr.Err, fr.Ref)
+			found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
+		}
 	}
+	reportWouldApply(runs, found)
 }
 
 // admitManifests applies the files to the objects of m, and the items of
