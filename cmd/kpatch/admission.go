@@ -188,6 +188,9 @@ func admit(objs []map[string]any, adm *admission, c *admissionCluster, files obj
 			continue
 		}
 		bound, leftOut := files(obj, &ref, c)
+		// The conditions of files (# kpatch:when:) are to read, here, the
+		// request of the --request-* flags and c's Namespace of the
+		// object as namespaceObject, through the loop's options.
 		opts := &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: ref.Namespace}, Sources: c}
 		run := runObject(obj, bound, opts)
 		run.Files = append(run.Files, leftOut...)
