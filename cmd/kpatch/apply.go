@@ -23,6 +23,7 @@ type applyOptions struct {
 	registry      registryFlags
 	request       requestFlags
 	crds          crdFlag
+	admission     admissionFlags
 }
 
 func newApplyCommand(s streams) *cobra.Command {
@@ -68,14 +69,33 @@ line, specificity, ConfigMap name, key), each bound to its ConfigMap's
 values.yaml, compiled by the webhook's own compiler. A file that does not
 compile is reported as the webhook reports it (ConfigMap/key:line:column),
 and nothing is printed. The registry's ConfigMaps carry their values:
---registry goes without -p, --values, --set, --set-string and --parameters.`,
+--registry goes without -p, --values, --set, --set-string and --parameters.
+
+With --admission, each object (and each item of a List) is evaluated alone,
+as the webhook admits a CREATE of it, and printed as the webhook would
+admit it: ${object.*} are the object's, ${namespace.*} and the values a
+Namespace's annotations set (with --registry) are those of the Namespace of
+the same name in the input; a replacements file reads the object itself,
+its Namespace and the input's ConfigMaps labelled kpatch.dev/source=true of
+the object's namespace, then of --registry-namespace; with --registry, each
+object gets the files the webhook finds for it. An object without
+metadata.namespace is in the namespace of -n, as kubectl apply -n sends
+it; objects of kube-system and of --registry-namespace are left as they
+are. A file that fails on an object, and a replacement skipped for a
+missing source, are errors (the webhook's warnings; --strict denies).`,
 		Example: `  kpatch apply -p patches/ -f app.yaml
   kustomize build overlays/prod | kpatch apply -p prod.kpatch -f - --values values.yaml
   kpatch apply -p patches/ -f manifests/ -R --fail-unmatched -o json
   kpatch apply -p repl.yaml -f resources.yaml
-  kpatch apply --registry registry/ -f app.yaml`,
+  kpatch apply --registry registry/ -f app.yaml
+  kpatch apply --registry registry/ -f app.yaml --admission`,
 		Args: noArgs("; patch files go with -p, manifests with -f"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(s) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.admission.validate(cmd.Flags().Changed("registry-namespace")); err != nil {
+				return err
+			}
+			return o.run(s)
+		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.patches, "patch", "p", nil, "patch `FILE`, directory, or - for standard input (a .kpatch file); repeatable, applied in order")
@@ -88,6 +108,7 @@ and nothing is printed. The registry's ConfigMaps carry their values:
 	o.registry.register(f)
 	o.request.register(f)
 	o.crds.register(f)
+	o.admission.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -131,6 +152,9 @@ func (o *applyOptions) run(s streams) error {
 	}
 	req, _ := o.request.request() // validated
 	run := applyRun{src: src, patches: *in, inputs: inputFiles, namespace: o.namespace, failUnmatched: o.failUnmatched, request: req, crds: o.crds}
+	if o.admission.on {
+		run.admission = &admission{registryNamespace: o.admission.registryNamespace, namespace: o.namespace, request: req}
+	}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	found.print(s.err)
@@ -176,6 +200,9 @@ type applyRun struct {
 	// unnamed user).
 	request *admissionv1.AdmissionRequest
 	crds    crdFlag
+	// admission, if set, evaluates each object alone, as the webhook
+	// admits it; nil: the input is one stream.
+	admission *admission
 }
 
 // apply loads the patches and the manifests and patches every object. It
@@ -195,8 +222,14 @@ func (r *applyRun) apply() (*manifests, *findings, error) {
 	if err := r.crds.load(r.src); err != nil {
 		return nil, found, err
 	}
-	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, &schema.Checker{CRDs: r.crds.get}, found)
-	reportRequired(runs, found)
+	valid := &schema.Checker{CRDs: r.crds.get}
+	if r.admission != nil {
+		r.admission.valid = valid
+		files.admitManifests(m, r.admission, r.patches.compiled(), found)
+	} else {
+		runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, valid, found)
+		reportRequired(runs, found)
+	}
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

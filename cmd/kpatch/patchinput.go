@@ -2,6 +2,7 @@ package main
 
 import (
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // patchInput is where a run's patch files come from: files bound to
@@ -34,4 +35,13 @@ func (in *patchInput) loadAll(src fileSource, found *findings) (patchFiles, erro
 	}
 	out, _ := files.relations(found, true)
 	return out, nil
+}
+
+// compiled is the registry the run's files were loaded from, as the
+// webhook's compiler built it; nil for patch files.
+func (in *patchInput) compiled() *registry.Registry {
+	if in.registry == nil {
+		return nil
+	}
+	return in.registry.built
 }

@@ -22,6 +22,9 @@ const defaultRegistrySelector = "kpatch.dev/registry=true"
 type registryFlags struct {
 	files    []string
 	selector string
+	// built is the registry load compiled, for a run that finds each
+	// object's files in it as the webhook does (--admission).
+	built *registry.Registry
 }
 
 func (r *registryFlags) register(fs *pflag.FlagSet) {
@@ -57,6 +60,7 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 		return nil, err
 	}
 	build := (&registry.Compiler{}).Build(cms, nil)
+	in.built = build.Registry
 	for _, f := range build.Registry.Files() {
 		if f.Err != nil {
 			found.error(f.Err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
@@ -46,6 +48,9 @@ func applyTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source
 		}
 	}
 	run := applyRun{src: src, patches: in, inputs: resources, namespace: testsuite.Deref(o.Namespace), failUnmatched: testsuite.Deref(o.FailUnmatched)}
+	if testsuite.Deref(o.Admission) {
+		run.admission = &admission{registryNamespace: cmp.Or(testsuite.Deref(o.RegistryNamespace), defaultRegistryNamespace), namespace: run.namespace}
+	}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	if m == nil {

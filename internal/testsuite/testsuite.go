@@ -44,6 +44,10 @@ type Options struct {
 	Recursive         *bool      `yaml:"recursive"`
 	FailUnmatched     *bool      `yaml:"failUnmatched"`
 	FailNotIdempotent *bool      `yaml:"failNotIdempotent"`
+	// Admission evaluates each resource alone, as the webhook admits it
+	// (apply --admission); RegistryNamespace is --registry-namespace.
+	Admission         *bool   `yaml:"admission"`
+	RegistryNamespace *string `yaml:"registryNamespace"`
 }
 
 // Case is one test: a run of apply (or, with lint, of lint) and what
@@ -115,6 +119,8 @@ func (o Options) over(base Options) Options {
 	o.Recursive = cmpOr(o.Recursive, base.Recursive)
 	o.FailUnmatched = cmpOr(o.FailUnmatched, base.FailUnmatched)
 	o.FailNotIdempotent = cmpOr(o.FailNotIdempotent, base.FailNotIdempotent)
+	o.Admission = cmpOr(o.Admission, base.Admission)
+	o.RegistryNamespace = cmpOr(o.RegistryNamespace, base.RegistryNamespace)
 	return o
 }
 
@@ -232,6 +238,10 @@ func (s *Suite) validate() error {
 			return fail(fmt.Sprintf("test %q: no resources to apply the patches to (or lint: true to check the patches alone)", t.Name))
 		case t.Lint && t.Expected != nil:
 			return fail(fmt.Sprintf("test %q: a lint test prints no objects: expected is for tests that apply", t.Name))
+		case t.Lint && Deref(o.Admission):
+			return fail(fmt.Sprintf("test %q: admission is for tests that apply, not lint tests", t.Name))
+		case o.RegistryNamespace != nil && !Deref(o.Admission):
+			return fail(fmt.Sprintf("test %q: registryNamespace goes with admission: true", t.Name))
 		}
 		for _, list := range []StringList{o.Patches, o.Registry, o.Resources, o.Values, t.Expected, stringListOf(o.Parameters)} {
 			for _, p := range list {

@@ -80,9 +80,11 @@ tests:
 
 func TestLoadPlacesProblemsAtTheirLine(t *testing.T) {
 	for text, want := range map[string]string{
-		"tests:\n- name: a\n  patches: p\n  resource: x\n": ":4: field resource not found",
-		"tests:\n- name: a\n  resources: r\n":              ":2: test \"a\": no patches",
-		"name: x\n":                                        ": no tests",
+		"tests:\n- name: a\n  patches: p\n  resource: x\n":                            ":4: field resource not found",
+		"tests:\n- name: a\n  resources: r\n":                                         ":2: test \"a\": no patches",
+		"name: x\n":                                                                   ": no tests",
+		"admission: true\ntests:\n- name: a\n  patches: p\n  lint: true\n":            `:3: test "a": admission is for tests that apply`,
+		"tests:\n- name: a\n  patches: p\n  resources: r\n  registryNamespace: reg\n": `:2: test "a": registryNamespace goes with admission: true`,
 	} {
 		_, err := Load(writeSuite(t, map[string]string{FileName: text}))
 		if err == nil || !strings.Contains(err.Error(), want) {
