@@ -23,19 +23,40 @@ type CRDStore struct {
 	sizes    map[string]int64 // name -> bytes of the schemas kept
 	total    int64
 	crds     map[string]*apiextensionsv1.CustomResourceDefinition
-	current  atomic.Pointer[CRDs]
+	current  atomic.Pointer[CRDs] // nil after a change: built again on the next read
 }
 
 // NewCRDStore returns a store that keeps at most maxBytes of schemas
 // (their JSON size); 0 keeps every one.
 func NewCRDStore(maxBytes int64) *CRDStore {
-	s := &CRDStore{maxBytes: maxBytes, sizes: map[string]int64{}, crds: map[string]*apiextensionsv1.CustomResourceDefinition{}}
-	s.current.Store(NewCRDs(nil))
-	return s
+	return &CRDStore{maxBytes: maxBytes, sizes: map[string]int64{}, crds: map[string]*apiextensionsv1.CustomResourceDefinition{}}
 }
 
-// CRDs returns the schemas kept, immutable.
-func (s *CRDStore) CRDs() *CRDs { return s.current.Load() }
+// CRDs returns the schemas kept, immutable. They are built on the first
+// read after a change, so that the events of an informer's first list
+// cost one build, not one each.
+func (s *CRDStore) CRDs() *CRDs {
+	if c := s.current.Load(); c != nil {
+		return c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.current.Load(); c != nil {
+		return c
+	}
+	names := make([]string, 0, len(s.crds))
+	for name := range s.crds {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(names))
+	for i, name := range names {
+		crds[i] = s.crds[name]
+	}
+	c := NewCRDs(crds)
+	s.current.Store(c)
+	return c
+}
 
 // Bytes returns the size of the schemas kept.
 func (s *CRDStore) Bytes() int64 {
@@ -93,7 +114,7 @@ func (s *CRDStore) Set(crd *apiextensionsv1.CustomResourceDefinition) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.crds[crd.Name] = crd
-	s.publish()
+	s.current.Store(nil)
 }
 
 // Delete forgets the CRD name and frees its bytes.
@@ -103,19 +124,5 @@ func (s *CRDStore) Delete(name string) {
 	s.total -= s.sizes[name]
 	delete(s.sizes, name)
 	delete(s.crds, name)
-	s.publish()
-}
-
-// publish builds the CRDs of the store, in name order; s.mu is held.
-func (s *CRDStore) publish() {
-	names := make([]string, 0, len(s.crds))
-	for name := range s.crds {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	crds := make([]*apiextensionsv1.CustomResourceDefinition, len(names))
-	for i, name := range names {
-		crds[i] = s.crds[name]
-	}
-	s.current.Store(NewCRDs(crds))
+	s.current.Store(nil)
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strconv"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -72,5 +73,35 @@ func TestCRDStore(t *testing.T) {
 	}
 	if err := c.Check(before, set(before, "fastt", "spec", "mode")); err != nil {
 		t.Fatalf("a deleted CRD is checked: %v", err)
+	}
+}
+
+// BenchmarkCRDStoreList is an informer's first list of n CRDs:
+// each is stripped and set, then the first request reads the schemas.
+func BenchmarkCRDStoreList(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var def apiextensionsv1.CustomResourceDefinition
+			if err := yaml.Unmarshal([]byte(crd), &def); err != nil {
+				b.Fatal(err)
+			}
+			crds := make([]*apiextensionsv1.CustomResourceDefinition, n)
+			for i := range crds {
+				c := def.DeepCopy()
+				c.Name, c.Spec.Group = "widgets.g"+strconv.Itoa(i)+".example.com", "g"+strconv.Itoa(i)+".example.com"
+				crds[i] = c
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewCRDStore(0)
+				for _, c := range crds {
+					out, _ := s.Strip(c)
+					s.Set(out.(*apiextensionsv1.CustomResourceDefinition))
+				}
+				if s.CRDs().Len() != n {
+					b.Fatal("not every CRD kept")
+				}
+			}
+		})
 	}
 }
