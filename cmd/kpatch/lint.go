@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/internal/filesource"
@@ -208,8 +209,12 @@ func (r *lintRun) lint(found *findings) error {
 	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, &schema.Checker{CRDs: r.crds.get}, applied)
 	n := len(applied.List)
 	reportRequired(runs, applied)
-	for _, f := range applied.List[n:] {
-		found.error(f.Err)
+	for i, f := range applied.List {
+		// besides required values, a result the API server would refuse
+		// is lint's to report (docs/format.md, What the API server accepts)
+		if i >= n || errors.Is(f.Err, schema.ErrRefused) {
+			found.error(f.Err)
+		}
 	}
 	return nil
 }

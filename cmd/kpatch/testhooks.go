@@ -47,7 +47,8 @@ func applyTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source
 			return nil, err
 		}
 	}
-	run := applyRun{src: src, patches: in, inputs: resources, namespace: testsuite.Deref(o.Namespace), failUnmatched: testsuite.Deref(o.FailUnmatched)}
+	run := applyRun{src: src, patches: in, inputs: resources, namespace: testsuite.Deref(o.Namespace), failUnmatched: testsuite.Deref(o.FailUnmatched),
+		crds: crdFlag{paths: o.CRDs}}
 	if testsuite.Deref(o.Admission) {
 		run.admission = &admission{registryNamespace: cmp.Or(testsuite.Deref(o.RegistryNamespace), defaultRegistryNamespace), namespace: run.namespace}
 	}
@@ -68,7 +69,8 @@ func lintTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source,
 		return err
 	}
 	run := lintRun{src: src, patches: in, manifests: resources, namespace: testsuite.Deref(o.Namespace),
-		failUnmatched: testsuite.Deref(o.FailUnmatched), failNotIdempotent: testsuite.Deref(o.FailNotIdempotent)}
+		failUnmatched: testsuite.Deref(o.FailUnmatched), failNotIdempotent: testsuite.Deref(o.FailNotIdempotent),
+		crds: crdFlag{paths: o.CRDs}}
 	if in.registry == nil {
 		run.schemaFile = testsuite.Deref(o.Parameters)
 		if run.patches.vars, run.schema, err = testVariables(o).LoadWithSchema(source, &found.Findings); err != nil || found.failed() {

@@ -48,6 +48,10 @@ type Options struct {
 	// (apply --admission); RegistryNamespace is --registry-namespace.
 	Admission         *bool   `yaml:"admission"`
 	RegistryNamespace *string `yaml:"registryNamespace"`
+	// CRDs are CustomResourceDefinition manifests, files or directories
+	// (--crd): the custom resources files change are held to their
+	// schemas.
+	CRDs StringList `yaml:"crds"`
 }
 
 // Case is one test: a run of apply (or, with lint, of lint) and what
@@ -121,6 +125,7 @@ func (o Options) over(base Options) Options {
 	o.FailNotIdempotent = cmpOr(o.FailNotIdempotent, base.FailNotIdempotent)
 	o.Admission = cmpOr(o.Admission, base.Admission)
 	o.RegistryNamespace = cmpOr(o.RegistryNamespace, base.RegistryNamespace)
+	o.CRDs = o.CRDs.or(base.CRDs)
 	return o
 }
 

@@ -400,6 +400,7 @@ func TestReplicasAgree(t *testing.T) {
 		} else {
 			want = append(want, "--max-source-configmaps=100", "--max-source-size=4Mi")
 		}
+		want = append(want, "--crd-schemas=true", "--max-crd-schema-size=64Mi")
 		for _, a := range want {
 			if !slices.Contains(args, a) {
 				t.Errorf("%s: no %s in %v", m.name, a, args)
@@ -532,7 +533,8 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 			}
 		}
 		roles := all[rbacv1.ClusterRole](t, objs, "ClusterRole")
-		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces"}
+		want := []string{"kpatch-system-kpatch-webhook-metrics-auth", "kpatch-system-kpatch-webhook-metrics-reader", "kpatch-system-kpatch-webhook-namespaces",
+			"kpatch-system-kpatch-webhook-crd-schemas"}
 		if m.name != "static-rules" {
 			want = append(want, "kpatch-system-kpatch-webhook-rules")
 		}
@@ -604,6 +606,8 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""},
 			{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "get,patch", ""},
 		},
+		// the CRDs' schemas, from an informer on every replica
+		"kpatch-system-kpatch-webhook-crd-schemas": {{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""}},
 		// managed rules: the configuration from an informer, and the CRDs
 		"kpatch-system-kpatch-webhook-rules": {
 			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,list,watch,patch", ""},

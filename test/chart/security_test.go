@@ -34,6 +34,7 @@ var docModes = [][]setting{
 	{{"leaderElection.enabled", false, "`leaderElection.enabled: false`"}},
 	{{"tls.certManager.enabled", true, "`tls.certManager.enabled: true`"}},
 	{{"webhook.manageRules", false, "`webhook.manageRules: false`"}},
+	{{"webhook.crdSchemas", false, "`webhook.crdSchemas: false`"}},
 	{{"webhook.namespaceSources", true, "`webhook.namespaceSources: true`"}},
 	{{"registry.tenants.enabled", true, "`registry.tenants.enabled: true`"}},
 	{{"webhook.eventsOnPatch", true, "`webhook.eventsOnPatch: true`"}},

@@ -72,6 +72,9 @@ type Options struct {
 	NamespaceSelector   string
 	MaxSourceConfigMaps int
 	MaxSourceSize       string
+	// the CRD schemas every replica keeps (crdschemas.go)
+	CRDSchemas       bool
+	MaxCRDSchemaSize string
 }
 
 // NewOptions returns the defaults.
@@ -101,6 +104,8 @@ func NewOptions() *Options {
 		MaxSourceConfigMaps:    informed.DefaultSourceLimits.MaxConfigMaps,
 		MaxSourceSize:          quantity(informed.DefaultSourceLimits.MaxBytes),
 		Tenancy:                DefaultTenancyOptions,
+		CRDSchemas:             true,
+		MaxCRDSchemaSize:       quantity(defaultMaxCRDSchemaSize),
 	}
 }
 
@@ -143,6 +148,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
 	o.addSourceFlags(fs)
+	o.addCRDFlags(fs)
 	o.Serving.addFlags(fs)
 	o.Tenancy.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
@@ -196,6 +202,8 @@ type settings struct {
 	optIn        labels.Selector
 	sourceLimits informed.SourceLimits
 	tenancy      registry.Tenancy
+	// most bytes of CRD schemas kept
+	crdSchemaBytes int64
 }
 
 // Validate reports every problem of the options at once.
@@ -246,6 +254,9 @@ func (o *Options) parse() (settings, error) {
 	var sourceErrs []error
 	s.optIn, s.sourceLimits, sourceErrs = o.parseSources()
 	errs = append(errs, sourceErrs...)
+	if s.crdSchemaBytes, err = o.parseCRDSchemas(); err != nil {
+		errs = append(errs, err)
+	}
 	if s.namespace = o.RegistryNamespace; s.namespace == "" {
 		s.namespace = defaultNamespace()
 	}

@@ -213,8 +213,13 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if err != nil {
 		return err
 	}
+	schemas, err := o.crdSchemas(mgr, s.crdSchemaBytes, ctrl.Log.WithName("crd-schemas"))
+	if err != nil {
+		return err
+	}
 	handler := &admission.Handler{
 		Registry:          watcher.Current,
+		Schemas:           schemas,
 		Namespaces:        namespaces,
 		Sources:           sources,
 		RegistryNamespace: s.namespace,
