@@ -51,7 +51,7 @@ func (o *Object) immutable(f File, op string, before, after map[string]any) erro
 	if op != "UPDATE" {
 		return nil
 	}
-	field := immutableChange(o.oldObject(), before, after)
+	field := immutableChange(o.oldObject, before, after)
 	if field == "" {
 		return nil
 	}

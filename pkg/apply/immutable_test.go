@@ -135,7 +135,7 @@ func TestImmutableChange(t *testing.T) {
 		{"unchanged by the file", gated("a"), gated("a", "b"), gated("a", "b"), ""},
 		{"another kind", configMap("c", nil), configMap("c", nil), configMap("c", map[string]any{"a": "b"}), ""},
 	} {
-		if got := immutableChange(tc.old, tc.before, tc.after); got != tc.want {
+		if got := immutableChange(func() map[string]any { return tc.old }, tc.before, tc.after); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -56,10 +56,26 @@ var immutableFields = map[string][]immutableField{
 	},
 }
 
+func init() {
+	for _, fields := range immutableFields {
+		for i := range fields {
+			fields[i].segments = strings.Split(fields[i].path, ".")
+		}
+	}
+}
+
+// hasImmutableFields reports whether an UPDATE of obj's kind may not
+// change some of its fields.
+func hasImmutableFields(obj map[string]any) bool {
+	return immutableFields[kindKey(obj)] != nil
+}
+
 // immutableField is a field that an UPDATE may not change.
 type immutableField struct {
-	// path is the field, dot-separated.
-	path string
+	// path is the field, dot-separated; segments the same split at the
+	// dots (init).
+	path     string
+	segments []string
 	// keys says that each member of the map at path is a field of its
 	// own, but those of except.
 	keys bool
@@ -77,18 +93,19 @@ type immutableField struct {
 
 // immutableChange returns the first field that an UPDATE of after's kind
 // may not change where after, the object before changed by one file,
-// differs from before and from old, the stored object; "" when there is
-// none.
-func immutableChange(old, before, after map[string]any) string {
+// differs from before and from the stored object, which stored gives
+// (asked only then); "" when there is none.
+func immutableChange(stored func() map[string]any, before, after map[string]any) string {
 	fields := immutableFields[kindKey(after)]
 	for i := range fields {
 		f := &fields[i]
-		if f.when != nil && !f.when(old) {
-			continue
-		}
-		path := strings.Split(f.path, ".")
+		path := f.segments
 		b, a := valueAt(before, path), valueAt(after, path)
 		if kpatch.SameJSON(b, a) {
+			continue
+		}
+		old := stored()
+		if f.when != nil && !f.when(old) {
 			continue
 		}
 		if !f.keys {

@@ -53,7 +53,7 @@ func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, sr
 	// a Check, an Observer or the immutable fields of an UPDATE
 	// (immutable.go) read the object before and after each file: each
 	// file then works on its own copy
-	o.shared = opts.Check == nil && opts.Observer == nil && opts.Operation != "UPDATE"
+	o.shared = opts.Check == nil && opts.Observer == nil && !(opts.Operation == "UPDATE" && hasImmutableFields(obj))
 	if o.shared {
 		o.seq = kpatch.NewSequence(ctx, obj, o.opts)
 	}
