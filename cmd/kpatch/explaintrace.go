@@ -19,6 +19,7 @@ const (
 	resultUnmatched = apply.Unmatched // no section's target matches the object
 	resultDisabled  = apply.Disabled  // the file's enabled: metadata is false
 	resultUnmet     = apply.Unmet     // the file's conditions leave it out of the object
+	resultImmutable = apply.Immutable // left out of an UPDATE: it changes a field an UPDATE may not change
 )
 
 // tracer follows the objects of the input through the files: it runs the
@@ -106,8 +107,8 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 		rep.Conditions = conditionsOf(r)
 		o.add(rep)
 		return
-	case apply.Disabled:
-		rep := ord.report(resultDisabled)
+	case apply.Disabled, apply.Immutable:
+		rep := ord.report(map[string]string{apply.Disabled: resultDisabled, apply.Immutable: resultImmutable}[r.Result])
 		rep.Reason = r.Err.Error()
 		o.add(rep)
 		return

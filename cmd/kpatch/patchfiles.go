@@ -194,6 +194,7 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 					break
 				}
 				switch {
+				case fr.Result == apply.Immutable: // left out of an UPDATE: no mistake
 				case fr.Result == apply.Failed && fr.Audit:
 					found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
 				case fr.Result == apply.Failed || fr.Err != nil: // a section's condition that fails

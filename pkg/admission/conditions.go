@@ -1,6 +1,7 @@
 package admission
 
 import (
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -22,9 +23,11 @@ var _ apply.AdmissionObjects = (*conditionObjects)(nil)
 
 // admission returns what the conditions of the request's files read
 // beside its object (apply.Admission): the request, its old object and
-// the Namespace. It allocates only when a file has conditions.
+// the Namespace. It allocates only when a file has conditions or the
+// request is an UPDATE, whose old object the loop holds the files'
+// changes of immutable fields to.
 func (h *Handler) admission(req *admission.Request, maps *objectjson.Maps, files []apply.File) apply.Admission {
-	if !apply.HasConditions(files) {
+	if !apply.HasConditions(files) && req.Operation != admissionv1.Update {
 		return apply.Admission{}
 	}
 	c := &conditionObjects{h: h, req: *req, maps: maps}

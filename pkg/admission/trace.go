@@ -89,7 +89,7 @@ func traceRun(ctx context.Context, obj map[string]any, files []apply.File, opts 
 		switch r.Result {
 		case apply.Unmatched:
 			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
-		case apply.Failed, apply.Disabled:
+		case apply.Failed, apply.Disabled, apply.Immutable:
 			tr.Reason = strings.Join(failureMessages(r.Err), "; ")
 		default:
 			if tr.Changes = changesBetween(before, after); len(tr.Changes) == 0 {

@@ -156,16 +156,16 @@ func TestSyncKeepsFileSeriesToTheRegistry(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cm).Build()
 	w, _ := replica(c, true)
 	syncOnce(t, w)
-	if n := testutil.CollectAndCount(w.Metrics.FileApplications); n != 8 {
-		t.Errorf("%d series, want 4 results of 2 files", n)
+	if n := testutil.CollectAndCount(w.Metrics.FileApplications); n != 10 {
+		t.Errorf("%d series, want 5 results of 2 files", n)
 	}
 	delete(cm.Data, "b.kpatch")
 	edit(t, c, "reg", cm.Data)
 	if err := w.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := testutil.CollectAndCount(w.Metrics.FileApplications); n != 4 {
-		t.Errorf("%d series after b.kpatch left, want 4", n)
+	if n := testutil.CollectAndCount(w.Metrics.FileApplications); n != 5 {
+		t.Errorf("%d series after b.kpatch left, want 5", n)
 	}
 }
 

@@ -79,6 +79,10 @@ const (
 	// conditions that do not hold: it does not apply there, as if it did
 	// not target the object (reported to an Observer only).
 	Unmet = "unmet"
+	// Immutable is a file left out of an object on an UPDATE: its changes
+	// touch a field that an UPDATE of the object's kind may not change
+	// (immutable.go). It changed nothing, and is no problem of the object.
+	Immutable = "immutable"
 )
 
 // Auditor is a File that may be in audit mode (`# kpatch:mode: audit`):

@@ -37,6 +37,9 @@ type Object struct {
 	// file is what the conditions of the file being applied did, when an
 	// Observer reads it or they left sections out.
 	file *Conditions
+	// old is the stored object of an UPDATE, read once (oldObject).
+	old     map[string]any
+	oldRead bool
 }
 
 // init starts the object obj of a run with opts, whose sources are src.
@@ -47,9 +50,10 @@ func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, sr
 	o.ref = &o.first
 	o.opts.Identity = o.ref
 	src.from = opts.Sources
-	// a Check or an Observer reads the object before and after each
-	// file: each file then works on its own copy
-	o.shared = opts.Check == nil && opts.Observer == nil
+	// a Check, an Observer or the immutable fields of an UPDATE
+	// (immutable.go) read the object before and after each file: each
+	// file then works on its own copy
+	o.shared = opts.Check == nil && opts.Observer == nil && !(opts.Operation == "UPDATE" && hasImmutableFields(obj))
 	if o.shared {
 		o.seq = kpatch.NewSequence(ctx, obj, o.opts)
 	}
@@ -134,6 +138,18 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 	before := o.Current()
 	o.file = nil
 	result, err := f.Apply(o)
+	switch result {
+	case Patched:
+		if ierr := o.immutable(f, opts.Operation, before, o.Current()); ierr != nil {
+			o.Set(before)
+			result, err = Immutable, ierr
+		}
+	case WouldPatch:
+		if ierr := o.immutable(f, opts.Operation, before, o.wouldBe); ierr != nil {
+			o.wouldBe = nil
+			result, err = Immutable, ierr
+		}
+	}
 	if result == Patched && opts.Check != nil {
 		if cerr := opts.Check(f, before, o.Current()); cerr != nil {
 			o.Set(before)

@@ -74,16 +74,18 @@ var _ Observer = ObserverFunc(nil)
 // FileRun is what one file did to one object.
 type FileRun struct {
 	File File
-	// Result is Patched, Unchanged, Failed or, for a file in audit mode,
-	// WouldPatch; an Observer is also told Unmatched, Unmet and Disabled.
+	// Result is Patched, Unchanged, Failed, Immutable or, for a file in
+	// audit mode, WouldPatch; an Observer is also told Unmatched, Unmet
+	// and Disabled.
 	Result string
 	// Audit says that the file is in audit mode (Auditor): whatever its
 	// result, it left the object as it was, and its problems are no
 	// problems of the object (Problems, Required leave it out).
 	Audit bool
 	// Err is why the file failed, why it is disabled, what a file that
-	// applied left out, or why an Unmatched file does not apply on the
-	// run's operation (ErrOtherOperation).
+	// applied left out, why an Unmatched file does not apply on the run's
+	// operation (ErrOtherOperation), or which field an UPDATE may not
+	// change an Immutable file changes (*ImmutableError).
 	Err error
 	// Shared says that Err is the failure of a Batch file on all the
 	// objects at once: the same error on each of them.
@@ -125,11 +127,12 @@ func (r *ObjectRun) Failed() []FileRun {
 // Problems returns the files that failed on the object, and those that
 // applied but left something out (Err set): what a caller warns about.
 // Files in audit mode are left out: they change nothing, whatever
-// befalls them (AuditProblems).
+// befalls them (AuditProblems); so are the files left out of an UPDATE
+// for a field it may not change (Immutable), which are no mistake.
 func (r *ObjectRun) Problems() []FileRun {
 	var out []FileRun
 	for _, f := range r.Files {
-		if f.Err != nil && !f.Audit {
+		if f.Err != nil && !f.Audit && f.Result != Immutable {
 			out = append(out, f)
 		}
 	}
@@ -141,7 +144,7 @@ func (r *ObjectRun) Problems() []FileRun {
 func (r *ObjectRun) AuditProblems() []FileRun {
 	var out []FileRun
 	for _, f := range r.Files {
-		if f.Err != nil && f.Audit {
+		if f.Err != nil && f.Audit && f.Result != Immutable {
 			out = append(out, f)
 		}
 	}
@@ -300,7 +303,9 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 			fr.Result = Unchanged
 		default:
 			fr.Result, after = Patched, out[i]
-			if opts.Check != nil {
+			if ierr := o.immutable(b, opts.Operation, cur[i], out[i]); ierr != nil {
+				fr.Result, fr.Err, after = Immutable, ierr, cur[i]
+			} else if opts.Check != nil {
 				if cerr := opts.Check(b, cur[i], out[i]); cerr != nil {
 					fr.Result, fr.Err, after = Failed, cerr, cur[i]
 				}

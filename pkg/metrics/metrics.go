@@ -81,7 +81,9 @@ type Metrics struct {
 	Conflicts prometheus.Gauge
 	// FileApplications counts, per registry file, the objects it patched,
 	// found unchanged or failed on (result: FilePatched, FileUnchanged,
-	// FileFailed), or, in audit mode, would have patched (would-patch). Its series are those of the registry's files: SetFiles
+	// FileFailed), left out of an UPDATE (immutable), or, in audit mode,
+	// would have patched (would-patch). Its series are those of the
+	// registry's files: SetFiles
 	// creates them at zero and deletes those of removed files.
 	FileApplications *prometheus.CounterVec
 	// InternalErrors counts internal errors by reason (ReasonDecode, ...).
@@ -163,7 +165,7 @@ func (m *Metrics) newRequestMetrics() {
 	}, []string{"result"})
 	m.FileApplications = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_file_applications_total",
-		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says), failed (not applied) or, for a file in audit mode, would-patch (would have changed the object; left as it was).",
+		Help: "Objects each registry file targeted, by result: patched (changed the object), unchanged (already as the file says), failed (not applied), immutable (left out of an UPDATE: it changes a field an UPDATE may not change) or, for a file in audit mode, would-patch (would have changed the object; left as it was).",
 	}, []string{"file", "result"})
 	m.InternalErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_internal_errors_total",
@@ -262,7 +264,7 @@ func (m *Metrics) SetFiles(files []string) {
 	for _, f := range files {
 		next[f] = true
 		if !m.files[f] {
-			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed, apply.WouldPatch} {
+			for _, r := range []string{apply.Patched, apply.Unchanged, apply.Failed, apply.WouldPatch, apply.Immutable} {
 				m.FileApplications.WithLabelValues(f, r)
 			}
 		}

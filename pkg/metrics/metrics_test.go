@@ -10,16 +10,18 @@ import (
 func TestSetFilesBoundsTheSeries(t *testing.T) {
 	m := NewMetrics(prometheus.NewRegistry())
 	m.SetFiles([]string{"a/x.kpatch", "a/y.kpatch"})
-	if n := testutil.CollectAndCount(m.FileApplications); n != 8 {
-		t.Errorf("%d series, want 4 results of 2 files", n)
+	if n := testutil.CollectAndCount(m.FileApplications); n != 10 {
+		t.Errorf("%d series, want 5 results of 2 files", n)
 	}
-	if n := testutil.ToFloat64(m.FileApplications.WithLabelValues("a/y.kpatch", "would-patch")); n != 0 {
-		t.Errorf("would-patch of a file starts at %v", n)
+	for _, r := range []string{"would-patch", "immutable"} {
+		if n := testutil.ToFloat64(m.FileApplications.WithLabelValues("a/y.kpatch", r)); n != 0 {
+			t.Errorf("%s of a file starts at %v", r, n)
+		}
 	}
 	m.FileApplications.WithLabelValues("a/x.kpatch", "patched").Inc()
 	m.SetFiles([]string{"a/x.kpatch", "b/z.kpatch"})
-	if n := testutil.CollectAndCount(m.FileApplications); n != 8 {
-		t.Errorf("%d series after a file left, want 8", n)
+	if n := testutil.CollectAndCount(m.FileApplications); n != 10 {
+		t.Errorf("%d series after a file left, want 10", n)
 	}
 	if n := testutil.ToFloat64(m.FileApplications.WithLabelValues("a/x.kpatch", "patched")); n != 1 {
 		t.Errorf("a kept file's counter was reset: %v", n)
