@@ -39,7 +39,8 @@ const (
 // lastGoodRBAC is what the chart grants the webhook (charts/kpatch-webhook
 // templates/rbac.yaml, with --namespace-sources=false), for the
 // ServiceAccount lastgood: on ConfigMaps, read in the registry namespace
-// and create, update and patch of the store's name only.
+// and create, update and patch of the store's name only; Namespaces and
+// the CRDs' schemas (--crd-schemas) read.
 func lastGoodRBAC() []client.Object {
 	ns := cluster.RegistryNamespace
 	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: lgAccount, Namespace: ns}}
@@ -57,6 +58,7 @@ func lastGoodRBAC() []client.Object {
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: lgAccount}, Subjects: subjects},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: lgAccount}, Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}},
 		}},
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: lgAccount},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: lgAccount}, Subjects: subjects},
