@@ -118,9 +118,9 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 			if req == nil {
 				req = OfflineRequest(in.Object)
 			}
-			m, err := requestValue(req)
-			v.request, v.err = jsonOrNull(m), err
-			if m != nil {
+			if m, err := requestValue(req); err != nil {
+				v.err = err
+			} else {
 				v.request = newJSONMap(m)
 			}
 			v.converted |= 1
