@@ -62,6 +62,10 @@ type Condition struct {
 	// says that it reads params otherwise.
 	params      []string
 	wholeParams bool
+	// loops says that the expression has a comprehension (all, exists,
+	// map, filter...): the only place where CEL checks for an interrupt,
+	// so the only expressions a context's end can stop.
+	loops bool
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -117,7 +121,7 @@ func Compile(expr string, opts Options) (*Condition, error) {
 		return nil, compileError(expr, res.Error)
 	}
 	cond := &Condition{expr: expr, program: res.Program}
-	cond.params, cond.wholeParams = params(expr)
+	cond.params, cond.wholeParams, cond.loops = inspect(expr)
 	return cond, nil
 }
 
@@ -163,13 +167,14 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 		details *cel.EvalDetails
 		err     error
 	)
-	if ctx.Done() != nil {
+	if c.loops && ctx.Done() != nil {
 		// a request's deadline stops a long evaluation (one that reaches
-		// the per-call limit takes a large part of a second)
+		// the per-call limit takes a large part of a second); CEL checks
+		// for it in comprehensions only
 		val, details, err = c.program.ContextEval(ctx, vars)
 	} else {
-		// nothing to stop it but the cost limit: without the context's
-		// three allocations
+		// nothing to stop it but the cost limit (or nothing that CEL
+		// would stop): without the context's three allocations
 		val, details, err = c.program.Eval(vars)
 	}
 	if vars.err != nil {

@@ -239,3 +239,67 @@ func (c *endingContext) Err() error {
 	}
 	return context.Canceled
 }
+
+// TestLoopsAreFound checks which expressions a request's deadline can
+// stop: those with a comprehension, written with any of the API server's
+// macros.
+func TestLoopsAreFound(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"object.spec.replicas > 1": false,
+		"has(object.metadata.labels) && object.metadata.labels.tier == 'x'": false,
+		"request.userInfo.groups.exists(g, g == 'admins')":                  true,
+		"object.spec.template.spec.containers.all(c, c.name != 'x')":        true,
+		"object.metadata.labels.all(k, v, v != '')":                         true,
+		"object.spec.template.spec.containers.map(c, c.name).size() > 0":    true,
+		"[3, 1].sortBy(x, -x)[0] == 3":                                      true,
+	} {
+		c := mustCompile(t, expr, Options{})
+		if c.loops != want {
+			t.Errorf("%s: loops = %v, want %v", expr, c.loops, want)
+		}
+	}
+}
+
+// TestObjectsReadAsCELMaps checks that the objects, whose fields are
+// converted once and kept, read as CEL maps do: selection, presence,
+// missing keys, equality, membership, size, iteration, and the same
+// answers when several conditions read one object's Vars.
+func TestObjectsReadAsCELMaps(t *testing.T) {
+	in := Input{
+		Object:    deployment(3, map[string]any{"tier": "gold"}),
+		OldObject: deployment(3, map[string]any{"tier": "gold"}),
+	}
+	vars := NewVars(&in)
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{"object.spec.replicas == 3", true},
+		{"object.metadata.labels.tier == 'gold'", true},
+		{"object.metadata.labels['tier'] == 'gold'", true},
+		{"has(object.metadata.labels.tier)", true},
+		{"!has(object.metadata.labels.missing)", true},
+		{"'tier' in object.metadata.labels", true},
+		{"!('x' in object.metadata.labels)", true},
+		{"size(object.metadata.labels) == 1", true},
+		{"object.metadata.labels == {'tier': 'gold'}", true},
+		{"{'tier': 'gold'} == object.metadata.labels", true},
+		{"object == oldObject", true},
+		{"object.metadata.labels != {'tier': 'silver'}", true},
+		{"object.metadata.labels.all(k, k == 'tier')", true},
+		{"object.metadata.labels.exists(k, v, v == 'gold')", true},
+		{"object.spec.replicas > 3", false},
+		{"object.?metadata.?labels.?tier.orValue('') == 'gold'", true},
+		{"object.?spec.?missing.orValue(7) == 7", true},
+	} {
+		for range 2 { // the second reads the fields the first converted
+			got, err := mustCompile(t, tc.expr, Options{}).Eval(context.Background(), vars, nil)
+			if err != nil || got != tc.want {
+				t.Errorf("%s = %v, %v; want %v", tc.expr, got, err, tc.want)
+			}
+		}
+	}
+	if _, err := mustCompile(t, "object.spec.missing == 1", Options{}).Eval(context.Background(), vars, nil); err == nil || !strings.Contains(err.Error(), "no such key: missing") {
+		t.Errorf("a missing key: %v, want no such key", err)
+	}
+}

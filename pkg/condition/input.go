@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -81,14 +79,16 @@ func runtimeGroupVersion(apiVersion string) ([2]string, bool) {
 // Vars are the variables of one object's conditions, converted from an
 // Input once, each when a condition first reads it, and shared by every
 // condition evaluated for that object. Not safe for concurrent use.
+//
+// The objects (object, oldObject, podSpec, podMetadata) are jsonMaps,
+// made once: a field one condition selected is converted for the next.
+// params changes from file to file and is given as it is.
 type Vars struct {
 	in        *Input
 	request   any
 	namespace any
-	// objects are object, oldObject, podSpec and podMetadata as CEL
-	// values, wrapped once instead of at each evaluation.
-	objects   [4]ref.Val
-	converted uint8 // bits: 1 request, 2 namespace, 4 << i objects[i]
+	objects   [4]*jsonMap
+	converted uint8 // bits: 1 request, 2 namespace
 	err       error
 }
 
@@ -118,7 +118,11 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 			if req == nil {
 				req = OfflineRequest(in.Object)
 			}
-			v.request, v.err = requestValue(req)
+			if m, err := requestValue(req); err != nil {
+				v.err = err
+			} else {
+				v.request = newJSONMap(m)
+			}
 			v.converted |= 1
 		}
 		return v.request, true
@@ -136,15 +140,14 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 	return nil, false
 }
 
-// object returns m as the i-th of objects, wrapped on first use; CEL's
-// null for a nil map.
+// object returns m as the i-th of objects, made on first use; CEL's null
+// for a nil map.
 func (v *Vars) object(i int, m map[string]any) any {
 	if m == nil {
 		return nil
 	}
-	if bit := uint8(4) << i; v.converted&bit == 0 {
-		v.objects[i] = types.DefaultTypeAdapter.NativeToValue(m)
-		v.converted |= bit
+	if v.objects[i] == nil {
+		v.objects[i] = newJSONMap(m)
 	}
 	return v.objects[i]
 }
@@ -179,7 +182,7 @@ func namespaceValue(m map[string]any) (any, error) {
 // always present (empty for the unnamed user of the CLI), so that a
 // condition on the caller's name reads "" instead of failing, and dryRun
 // too (false unless set), as the API server gives it to its policies.
-func requestValue(req *admissionv1.AdmissionRequest) (any, error) {
+func requestValue(req *admissionv1.AdmissionRequest) (map[string]any, error) {
 	user := map[string]any{"username": req.UserInfo.Username}
 	if req.UserInfo.UID != "" {
 		user["uid"] = req.UserInfo.UID

@@ -9,28 +9,32 @@ import (
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
 )
 
-// parser parses expressions without checking them: Params reads their
-// syntax only.
+// parser parses expressions without checking them: inspect reads their
+// syntax only. It is the API server's environment, so that its macros
+// (all, exists, map, filter, their two-variable forms, sortBy...) expand
+// into the comprehensions they are.
 var parser = sync.OnceValue(func() *cel.Env {
-	env, err := cel.NewEnv()
+	env, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Env(environment.StoredExpressions)
 	if err != nil {
 		panic("condition: the CEL parser: " + err.Error())
 	}
 	return env
 })
 
-// params finds the top-level fields of params that expr reads
+// inspect finds the top-level fields of params that expr reads
 // (params.NAME, has(params.NAME), params['NAME']), sorted, and whether it
 // reads params otherwise (as a whole, or by a computed key): then every
-// field may count.
-func params(expr string) (names []string, whole bool) {
+// field may count; and whether expr has a comprehension (loops).
+func inspect(expr string) (names []string, whole, loops bool) {
 	parsed, iss := parser().Parse(expr)
 	if iss.Err() != nil {
-		return nil, true
+		return nil, true, true
 	}
 	root := ast.NavigateAST(parsed.NativeRep())
+	loops = len(ast.MatchDescendants(root, ast.KindMatcher(ast.ComprehensionKind))) > 0
 	for _, id := range ast.MatchDescendants(root, ast.KindMatcher(ast.IdentKind)) {
 		if id.AsIdent() != plugincel.ParamsVarName {
 			continue
@@ -45,7 +49,7 @@ func params(expr string) (names []string, whole bool) {
 		}
 	}
 	slices.Sort(names)
-	return names, whole
+	return names, whole, loops
 }
 
 // paramField is the field of params that the expression above id, an
