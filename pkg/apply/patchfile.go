@@ -114,32 +114,36 @@ func (f PatchFile) apply(o *Object, p *kpatch.Patch) (string, error) {
 		}
 		return Unchanged, nil
 	}
-	cur := o.cur
-	out, err := f.applyCopy(o, cur, p)
-	switch {
-	case err != nil:
-		return Failed, err
-	case kpatch.SameJSON(cur, out):
-		return Unchanged, nil
+	out, result, err := f.evaluate(o, o.cur, p)
+	if result == Patched {
+		o.cur = out
 	}
-	o.cur = out
-	return Patched, nil
+	return result, err
 }
 
 // audit evaluates p on a copy of what it changes: the object, and the
 // copies the files before it share, stay as they are. The copy is what
 // the Observer is told the file would have made of the object.
 func (f PatchFile) audit(o *Object, p *kpatch.Patch) (string, error) {
-	cur := o.Current()
-	out, err := f.applyCopy(o, cur, p)
-	switch {
-	case err != nil:
-		return Failed, err
-	case kpatch.SameJSON(cur, out):
-		return Unchanged, nil
+	out, result, err := f.evaluate(o, o.Current(), p)
+	if result != Patched {
+		return result, err
 	}
 	o.wouldBe = out
 	return WouldPatch, nil
+}
+
+// evaluate applies p to a copy of what it changes in cur: the copy and
+// Patched, Unchanged when the copy equals cur, or Failed.
+func (f PatchFile) evaluate(o *Object, cur map[string]any, p *kpatch.Patch) (map[string]any, string, error) {
+	out, err := f.applyCopy(o, cur, p)
+	switch {
+	case err != nil:
+		return nil, Failed, err
+	case kpatch.SameJSON(cur, out):
+		return nil, Unchanged, nil
+	}
+	return out, Patched, nil
 }
 
 // errorsOf returns the errors of an ErrorList one by one, or err alone.
