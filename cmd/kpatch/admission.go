@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
@@ -213,34 +212,11 @@ func admit(objs []map[string]any, adm *admission, c *admissionCluster, files obj
 		// object's Namespace in the input as namespaceObject (c)
 		opts := &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: ref.Namespace}, Sources: c,
 			Admission: apply.Admission{Request: adm.request, Objects: c}, Operation: operationOf(adm.request), Valid: adm.valid}
-		run := runObject(obj, bound, opts)
+		run, _, _ := apply.RunPatch(context.Background(), obj, bound, opts) // never cancelled; a result that does not encode leaves the object as it was
 		run.Files = append(run.Files, leftOut...)
 		runs[i] = run
 	}
 	return runs
-}
-
-// runObject is the webhook's applyFiles: it applies the files to obj,
-// and when the result does not encode as a JSONPatch, applies them
-// again, leaving out each file whose own changes do not encode.
-func runObject(obj map[string]any, files []apply.File, opts *apply.Options) *apply.ObjectRun {
-	run, _ := apply.RunObject(context.Background(), obj, files, opts) // never cancelled
-	if _, err := objectjson.JSONPatch(run.In, run.Out); err == nil {
-		return run
-	}
-	checked := *opts
-	checked.Check = encodes
-	run, _ = apply.RunObject(context.Background(), obj, files, &checked)
-	return run
-}
-
-// encodes fails a file whose own changes do not encode as a JSONPatch,
-// as the webhook does.
-func encodes(f apply.File, before, after map[string]any) error {
-	if _, err := objectjson.JSONPatch(before, after); err != nil {
-		return fmt.Errorf("%s: not applied: its result cannot be encoded as JSON: %v", f.Name(), err)
-	}
-	return nil
 }
 
 // builtinFiles are the files of patch files given with -p, each bound

@@ -3,9 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/apply"
 )
 
@@ -24,39 +22,16 @@ const (
 	FileFailed = apply.Failed
 )
 
-// ErrUnencodable is a file's result that JSON cannot hold, such as a
-// non-finite number.
-var ErrUnencodable = errors.New("its result cannot be encoded as JSON")
-
-// applyFiles applies the files to obj (apply.RunObject) and encodes the
-// JSONPatch. When the JSONPatch does not encode, it applies the files
-// again, checking each file's own changes, and drops each file whose
-// changes do not encode, so that one file's bad value does not cost the
-// others theirs.
+// applyFiles applies the files to obj and encodes the JSONPatch
+// (apply.RunPatch); its error is the request's end, or a result that
+// does not encode.
 func applyFiles(ctx context.Context, obj map[string]any, files []apply.File, opts *apply.Options) (*apply.ObjectRun, []byte, *internalError) {
-	run, err := apply.RunObject(ctx, obj, files, opts)
-	if err != nil {
-		return nil, nil, canceled(err)
-	}
-	patch, err := objectjson.JSONPatch(run.In, run.Out)
-	if err == nil {
+	run, patch, err := apply.RunPatch(ctx, obj, files, opts)
+	switch {
+	case err == nil:
 		return run, patch, nil
-	}
-	checked := *opts
-	checked.Check = encodes
-	if run, err = apply.RunObject(ctx, obj, files, &checked); err != nil {
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return nil, nil, canceled(err)
 	}
-	if patch, err = objectjson.JSONPatch(run.In, run.Out); err != nil {
-		return nil, nil, encodeFailed(err)
-	}
-	return run, patch, nil
-}
-
-// encodes fails a file whose own changes do not encode as a JSONPatch.
-func encodes(f apply.File, before, after map[string]any) error {
-	if _, err := objectjson.JSONPatch(before, after); err != nil {
-		return fmt.Errorf("%s: not applied: %w: %v", f.Name(), ErrUnencodable, err)
-	}
-	return nil
+	return nil, nil, encodeFailed(err)
 }
