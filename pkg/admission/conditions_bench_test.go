@@ -122,3 +122,31 @@ func BenchmarkHandleConditioned(b *testing.B) {
 func BenchmarkHandleConditionedRequest(b *testing.B) {
 	benchmarkHandleConditioned(b, "!request.userInfo.username.startsWith('system:serviceaccount:') && has(object.metadata.labels)")
 }
+
+// BenchmarkHandleConditionsScale: a request whose N conditioned files
+// each set one label, at N and 10N files: the conditions and the files
+// cost linearly in their number.
+func BenchmarkHandleConditionsScale(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			data := map[string]string{}
+			for i := range n {
+				data[fmt.Sprintf("f%03d.kpatch", i)] = fmt.Sprintf("# kpatch:when: object.spec.replicas > -%d\n[deployment.*]\nlabels.l%d: \"x\"\n", i+1, i)
+			}
+			var c registry.Compiler
+			built := c.Build([]corev1.ConfigMap{configMap("bench", data)}, nil)
+			if len(built.Problems) != 0 || built.Registry.Active() != n {
+				b.Fatalf("registry: %v", built.Problems)
+			}
+			reg := built.Registry
+			h := &Handler{Registry: func() *registry.Registry { return reg }}
+			req := conditionedRequest(b)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			b.ReportAllocs()
+			for b.Loop() {
+				mustPatch(b, h, ctx, req)
+			}
+		})
+	}
+}
