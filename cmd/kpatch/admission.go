@@ -244,11 +244,7 @@ func builtinFiles(fs patchFiles) objectFiles {
 				continue
 			}
 			p := f.(apply.PatchFile).Patch
-			vars := kpatch.Variables{Builtins: b}
-			if v := p.Variables(); v != nil {
-				vars.Values, vars.Features = v.Values, v.Features
-			}
-			out[i] = apply.PatchFile{Patch: p.WithVariables(&vars)}
+			out[i] = apply.PatchFile{Patch: p.WithVariables(p.Variables().WithBuiltins(b))}
 		}
 		return out, nil
 	}

@@ -272,7 +272,7 @@ func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 			if err != nil {
 				return nil, err
 			}
-			texts[i], _ = scalarText(val)
+			texts[i] = spliceText(vars, part.Var, val)
 		}
 		n += len(texts[i])
 	}

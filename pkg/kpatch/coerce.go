@@ -14,11 +14,13 @@ import (
 )
 
 // coerce converts a scalar to the type of node n where that loses
-// nothing. raw is the source text of a plain constant ("" otherwise):
-// numbers written into string fields keep it (1.10 stays "1.10"), and so
-// do integers too large for 64 bits. Without a schema (n nil or
-// free-form) the value is kept as it is.
+// nothing. raw is the source text of a plain constant ("" otherwise), or
+// that of a variable's value (a sourced v): numbers and booleans written
+// into string fields keep it (1.10 stays "1.10", yes "yes"; a variable's
+// null its text), and so do integers too large for 64 bits. Without a
+// schema (n nil or free-form) the value is kept as it is.
 func coerce(v any, n *typeNode, raw string) (any, *problem) {
+	v, raw = unwrapSourced(v, raw, n.holdsText())
 	if v == nil || n == nil || n.kind == tAny {
 		return v, nil
 	}
@@ -35,6 +37,12 @@ func coerce(v any, n *typeNode, raw string) (any, *problem) {
 		return coerceQuantity(v, n)
 	}
 	return nil, errorf(ErrValue, "the field is %s; a .kpatch value is a scalar (use the YAML patch format for structures)", n.describe())
+}
+
+// holdsText reports whether the field holds text: a string, or bytes
+// written as base64 text.
+func (n *typeNode) holdsText() bool {
+	return n != nil && (n.kind == tString || n.kind == tBytes)
 }
 
 // mismatch is the problem of a value that does not fit its field.
@@ -178,8 +186,12 @@ type treeCoercer struct {
 }
 
 func (c *treeCoercer) value(v any, n *typeNode) (any, *problem) {
-	if v == nil || n == nil || n.kind == tAny {
-		return v, nil
+	v, raw := unwrapSourced(v, "", n.holdsText())
+	if v == nil {
+		return nil, nil
+	}
+	if n == nil || n.kind == tAny {
+		return plainValue(v), nil
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -190,7 +202,10 @@ func (c *treeCoercer) value(v any, n *typeNode) (any, *problem) {
 	if n.kind == tStruct || n.kind == tMap || n.kind == tList {
 		return nil, c.fail(errorf(ErrValue, "the field is %s, not %s", n.describe(), describeValue(v)), false)
 	}
-	out, err := coerce(v, n, c.src.raw(c.path))
+	if raw == "" {
+		raw = c.src.raw(c.path)
+	}
+	out, err := coerce(v, n, raw)
 	if err != nil {
 		return nil, c.fail(err, false)
 	}

@@ -100,7 +100,7 @@ func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables, ex *expansion) (map[
 		return nil, op.place(err)
 	}
 	if mp.root == nil {
-		return tree.(map[string]any), nil
+		return plainValue(tree).(map[string]any), nil
 	}
 	return op.convert(tree.(map[string]any), mp.root)
 }
@@ -217,8 +217,7 @@ func expandTree(v any, vars *Variables, ex *expansion) (any, *problem) {
 		if parts == nil {
 			return literalText(x), nil
 		}
-		t := &Value{Raw: x, Parts: parts}
-		return (&plan{tmpl: t}).resolveValue(vars, ex)
+		return expandTemplate(&Value{Raw: x, Parts: parts}, vars, ex) // converted by the caller's coerceTree
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {

@@ -100,7 +100,8 @@ func (e *MetaValue) eval(vars *Variables) (any, *problem) {
 		return e.Value.Scalar, nil
 	}
 	var ex expansion
-	return expandTemplate(&e.Value, vars, &ex)
+	v, err := expandTemplate(&e.Value, vars, &ex)
+	return plainValue(v), err
 }
 
 // error places a problem of the value at it.

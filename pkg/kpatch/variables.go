@@ -1,8 +1,6 @@
 package kpatch
 
 import (
-	"strings"
-
 	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/variables"
 )
@@ -23,7 +21,7 @@ func lookup(v *Variables, ref *VarRef) (any, *problem) {
 			m = v.Features
 		}
 	}
-	val, ok := lookupPath(m, ref.Path)
+	val, ok := variables.Lookup(m, ref.Path)
 	if !ok {
 		return nil, errorf(ErrVariable, "variable %s is not defined", ref)
 	}
@@ -38,27 +36,6 @@ func lookup(v *Variables, ref *VarRef) (any, *problem) {
 		return nil, errorf(ErrVariable, "variable %s is %v (%T); a variable is text, a boolean, null or a finite number (JSON has no infinity or NaN)", ref, val, val)
 	}
 	return val, nil
-}
-
-// lookupPath walks nested maps by path; a key holding dots is found whole
-// as well.
-func lookupPath(m map[string]any, path []string) (any, bool) {
-	if v, ok := m[strings.Join(path, ".")]; ok {
-		return v, true
-	}
-	for i, k := range path {
-		v, ok := m[k]
-		if !ok {
-			return nil, false
-		}
-		if i == len(path)-1 {
-			return v, true
-		}
-		if m, ok = v.(map[string]any); !ok {
-			return nil, false
-		}
-	}
-	return nil, false
 }
 
 // LoadVariables reads a YAML document with top-level `values:` and

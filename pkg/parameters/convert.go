@@ -4,6 +4,8 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // accept converts a typed value (from a YAML file or --set) to the type t:
@@ -60,39 +62,50 @@ func (t Type) accept(v any) (any, *problem) {
 
 var decimalRE = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
+// textOf is the text a scalar converted from text keeps, when it prints
+// otherwise (variables.NeedsText).
+func textOf(s string, v any) any {
+	if variables.NeedsText(s, v) {
+		return s
+	}
+	return nil
+}
+
 // fromText converts text (an annotation, --set-string) to the type t:
 // integers in base 10, numbers in decimal notation, booleans as in a YAML
-// file, arrays and objects as YAML or JSON.
-func (t Type) fromText(s string) (any, *problem) {
+// file, arrays and objects as YAML or JSON. It returns the value and the
+// texts of its scalars (the text itself for a scalar).
+func (t Type) fromText(s string) (any, any, *problem) {
 	switch t {
 	case String:
-		return s, nil
+		return s, nil, nil
 	case Integer:
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err == nil {
-			return n, nil
+			return n, textOf(s, n), nil
 		}
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return nil, problemf(ErrType, "integer %s is out of range", quoteText(s))
+			return nil, nil, problemf(ErrType, "integer %s is out of range", quoteText(s))
 		}
 	case Number:
 		if decimalRE.MatchString(s) {
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsInf(f, 0) {
-				return nil, problemf(ErrType, "number %s is out of range", quoteText(s))
+				return nil, nil, problemf(ErrType, "number %s is out of range", quoteText(s))
 			}
-			return f, nil
+			return f, textOf(s, f), nil
 		}
 	case Boolean:
 		if b, ok := yamlBools[s]; ok {
-			return b, nil
+			return b, textOf(s, b), nil
 		}
 	case Array, Object:
-		v, p := parseYAMLText(s)
+		v, texts, p := parseYAMLText(s)
 		if p != nil {
-			return nil, problemf(ErrType, "expected %s as YAML or JSON: %s", t.article(), p.msg)
+			return nil, nil, problemf(ErrType, "expected %s as YAML or JSON: %s", t.article(), p.msg)
 		}
-		return t.accept(v)
+		v, p = t.accept(v)
+		return v, texts, p
 	}
-	return nil, problemf(ErrType, "expected %s, got the text %s", t.article(), quoteText(s))
+	return nil, nil, problemf(ErrType, "expected %s, got the text %s", t.article(), quoteText(s))
 }

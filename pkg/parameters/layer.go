@@ -29,6 +29,10 @@ type Assignment struct {
 	// Text marks a Value that is a string to convert to the parameter's
 	// type (annotations, --set-string): "3" is 3 for an integer.
 	Text bool
+	// Texts are the texts the scalars of a typed Value were written as
+	// (variables.TextsOf: 1.0 was "1.0"), so that a string field receives
+	// them as written; nil when unknown.
+	Texts any
 	// Source is where the value came from, for errors.
 	Source Source
 }
@@ -118,7 +122,7 @@ func (f *valuesFile) scope(scope string, m *yaml.Node) {
 			continue
 		}
 		seen[key] = true
-		f.layer.Assignments = append(f.layer.Assignments, Assignment{Scope: scope, Path: []string{key}, Value: val, Source: f.at(m.Content[j])})
+		f.layer.Assignments = append(f.layer.Assignments, Assignment{Scope: scope, Path: []string{key}, Value: val, Texts: variables.TextsOf(m.Content[j+1]), Source: f.at(m.Content[j])})
 	}
 }
 
@@ -143,7 +147,7 @@ func ParseSet(assignment string) (Assignment, error) {
 	for _, k := range ref.Path {
 		val = val.(map[string]any)[k]
 	}
-	return Assignment{Scope: ref.Scope, Path: ref.Path, Value: val, Source: Source{Name: "--set " + name}}, nil
+	return Assignment{Scope: ref.Scope, Path: ref.Path, Value: val, Texts: scratch.TextsAt(ref.Scope, ref.Path), Source: Source{Name: "--set " + name}}, nil
 }
 
 // ParseSetString reads a --set-string flag, "values.NAME=V" or

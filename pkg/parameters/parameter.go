@@ -19,6 +19,7 @@ type Parameter struct {
 	hasDefault bool
 	def        any    // the default as declared; a template default is its text
 	defValue   any    // the value of a default that uses no parameter
+	defTexts   any    // the texts of defValue's scalars (variables.TextsOf)
 	tmpl       []part // the template of a default that uses other parameters
 	defSrc     Source
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // SchemaKey is the ConfigMap key, and the usual file name, of a
@@ -365,5 +367,5 @@ func (b *schemaBuilder) declareDefault(p *Parameter, n *yaml.Node) {
 	if _, isText := p.def.(string); !isText {
 		p.def = t
 	}
-	p.defValue = t
+	p.defValue, p.defTexts = t, variables.TextsOf(n)
 }

@@ -31,7 +31,14 @@ func (v *Values) assignUntyped(l *Layer, a *Assignment) *Error {
 		base, _ := (*m)[a.Path[0]].(map[string]any)
 		val = jsonvalue.MergeMaps(base, vm)
 	}
-	*m = setPath(*m, a.Path, val)
+	*m = variables.SetPath(*m, a.Path, val)
+	if a.Texts != nil { // merged as the value is; a stale text no longer denotes its value
+		texts := a.Texts
+		for i := len(a.Path) - 1; i >= 0; i-- {
+			texts = map[string]any{a.Path[i]: texts}
+		}
+		v.untyped.Texts = jsonvalue.MergeMaps(v.untyped.Texts, map[string]any{a.Scope: texts})
+	}
 	return nil
 }
 
@@ -53,7 +60,7 @@ func checkFeatures(v any) *problem {
 
 // untypedVariables copies the bag out.
 func (v *Values) untypedVariables() *variables.Variables {
-	out := &variables.Variables{}
+	out := &variables.Variables{Texts: v.untyped.Texts}
 	if v.untyped.Values != nil {
 		m, _ := normalize(v.untyped.Values)
 		out.Values = m.(map[string]any)

@@ -1,7 +1,6 @@
 package parameters
 
 import (
-	"maps"
 	"slices"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
@@ -21,6 +20,7 @@ type Values struct {
 // slot is the value of one parameter.
 type slot struct {
 	value  any
+	texts  any // the texts of value's scalars (Assignment.Texts)
 	src    Source
 	set    bool // a layer set the parameter
 	failed bool // the last value a layer gave failed the schema
@@ -75,7 +75,7 @@ func (s *Schema) Resolve(layers ...Layer) (*variables.Variables, error) {
 func (v *Values) clone() *Values {
 	w := &Values{schema: v.schema, slots: slices.Clone(v.slots)}
 	if v.untyped != nil {
-		w.untyped = &variables.Variables{Values: v.untyped.Values, Features: v.untyped.Features}
+		w.untyped = &variables.Variables{Values: v.untyped.Values, Features: v.untyped.Features, Texts: v.untyped.Texts}
 	}
 	return w
 }
@@ -113,36 +113,43 @@ func (v *Values) assignTyped(l *Layer, a *Assignment) *Error {
 		return problemf(ErrUndeclared, "%s.%s is not declared: %s is %s parameter, set as %s", a.Scope, name, name, p.typ.article(), p.Ref()).at(a.Source, name)
 	}
 	s := &v.slots[p.index]
-	val, prob := p.convert(a, s)
+	val, texts, prob := p.convert(a, s)
 	if prob != nil {
 		*s = slot{failed: true}
 		return prob.at(a.Source, name)
 	}
 	partial := p.typ == Object && (!s.set || s.partial)
-	*s = slot{value: val, src: a.Source, set: true, partial: partial}
+	*s = slot{value: val, texts: texts, src: a.Source, set: true, partial: partial}
 	return nil
 }
 
-// convert turns an assignment into the parameter's new value: typed,
-// checked, and merged with the object it replaces.
-func (p *Parameter) convert(a *Assignment, cur *slot) (any, *problem) {
+// convert turns an assignment into the parameter's new value and the
+// texts of its scalars: typed, checked, and merged with the object it
+// replaces.
+func (p *Parameter) convert(a *Assignment, cur *slot) (any, any, *problem) {
+	baseTexts, _ := cur.texts.(map[string]any)
 	if len(a.Path) > 1 {
 		if p.typ != Object {
-			return nil, problemf(ErrType, "%s is %s; only an object has keys to set", p.name, p.typ.article())
+			return nil, nil, problemf(ErrType, "%s is %s; only an object has keys to set", p.name, p.typ.article())
 		}
 		val, ok := normalize(a.Value)
 		if !ok {
-			return nil, problemf(ErrType, "%v cannot be held in a Kubernetes object", a.Value)
+			return nil, nil, problemf(ErrType, "%v cannot be held in a Kubernetes object", a.Value)
 		}
 		base, _ := cur.value.(map[string]any)
-		return setPath(base, a.Path[1:], val), nil
+		texts := any(baseTexts)
+		if a.Texts != nil {
+			texts = variables.SetPath(baseTexts, a.Path[1:], a.Texts)
+		}
+		return variables.SetPath(base, a.Path[1:], val), texts, nil
 	}
 	var (
-		val  any
-		prob *problem
+		val   any
+		texts = a.Texts
+		prob  *problem
 	)
 	if text, isText := a.Value.(string); a.Text && isText {
-		val, prob = p.typ.fromText(text)
+		val, texts, prob = p.typ.fromText(text)
 	} else {
 		val, prob = p.typ.accept(a.Value)
 	}
@@ -150,28 +157,22 @@ func (p *Parameter) convert(a *Assignment, cur *slot) (any, *problem) {
 		prob = p.check(val)
 	}
 	if prob != nil {
-		return nil, prob
+		return nil, nil, prob
 	}
 	if base, ok := cur.value.(map[string]any); ok && p.typ == Object {
-		return jsonvalue.MergeMaps(base, val.(map[string]any)), nil
+		newTexts, _ := texts.(map[string]any)
+		return jsonvalue.MergeMaps(base, val.(map[string]any)), mergeTexts(baseTexts, newTexts), nil
 	}
-	return val, nil
+	return val, texts, nil
 }
 
-// setPath returns a copy of m with the value at path set, maps created
-// on the way.
-func setPath(m map[string]any, path []string, val any) map[string]any {
-	out := maps.Clone(m)
-	if out == nil {
-		out = map[string]any{}
+// mergeTexts merges the texts of two objects that merge; nil when
+// neither has any.
+func mergeTexts(a, b map[string]any) any {
+	if a == nil && b == nil {
+		return nil
 	}
-	if len(path) == 1 {
-		out[path[0]] = val
-		return out
-	}
-	next, _ := out[path[0]].(map[string]any)
-	out[path[0]] = setPath(next, path[1:], val)
-	return out
+	return jsonvalue.MergeMaps(a, b)
 }
 
 // variables copies the resolved values out, in declaration order.
@@ -199,11 +200,22 @@ func (v *Values) variables() *variables.Variables {
 		if !s.set {
 			continue
 		}
-		m := out.Values
+		m, scope := out.Values, variables.ScopeValues
 		if p.typ == Boolean {
-			m = out.Features
+			m, scope = out.Features, variables.ScopeFeatures
 		}
 		m[p.name], _ = normalize(s.value)
+		if s.texts != nil {
+			if out.Texts == nil {
+				out.Texts = map[string]any{}
+			}
+			tm, _ := out.Texts[scope].(map[string]any)
+			if tm == nil {
+				tm = map[string]any{}
+				out.Texts[scope] = tm
+			}
+			tm[p.name] = s.texts
+		}
 	}
 	return out
 }

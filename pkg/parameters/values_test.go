@@ -96,13 +96,20 @@ func TestResolve(t *testing.T) {
 			return []Layer{valuesLayer(t, "values: {image: nginx, app: shop, tlsSecret: mine}")}
 		}, with(defaults(), "app", "shop", "tlsSecret", "mine"), map[string]any{"canary": false}},
 	}
+	// texts are the texts kept of scalars that print otherwise, which a
+	// string field receives as written.
+	texts := map[string]map[string]any{
+		"values file":                       {"features": map[string]any{"canary": "yes"}},
+		"an integer may be written 2.0":     {"values": map[string]any{"replicas": "4.0"}},
+		"--set-string converts to the type": {"values": map[string]any{"ratio": ".5"}},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := s.Resolve(tt.layers(t)...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := &variables.Variables{Values: tt.values, Features: tt.features}
+			want := &variables.Variables{Values: tt.values, Features: tt.features, Texts: texts[tt.name]}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %#v\nwant %#v", got, want)
 			}
@@ -295,7 +302,7 @@ func TestParseFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Assignment{
-		{Scope: "values", Path: []string{"a", "b"}, Value: 1.1, Source: Source{Name: "--set values.a.b"}},
+		{Scope: "values", Path: []string{"a", "b"}, Value: 1.1, Texts: "1.10", Source: Source{Name: "--set values.a.b"}},
 		{Scope: "features", Path: []string{"x"}, Value: true, Source: Source{Name: "--set features.x"}},
 		{Scope: "values", Path: []string{"n"}, Value: int64(3), Source: Source{Name: "--set values.n"}},
 		{Scope: "values", Path: []string{"s"}, Value: "1.10", Text: true, Source: Source{Name: "--set-string values.s"}},
@@ -341,4 +348,84 @@ func TestAnnotationLayers(t *testing.T) {
 	if !o.SkipUndeclared || !o.FromObjectOnly || o.Assignments[0].Source.String() != "Pod a/b annotation values.kpatch.dev/tier" {
 		t.Errorf("got %#v", o)
 	}
+}
+
+// TestResolveKeepsTexts: every way a value arrives keeps the text it was
+// written as, for a string field to receive (variables.Variables.Texts).
+func TestResolveKeepsTexts(t *testing.T) {
+	s := mustParse(t, `parameters:
+- {name: ver, type: number}
+- {name: tag, type: string, default: "v${values.ver}"}
+- {name: same, type: number, default: "${values.ver}"}
+- {name: limit, type: number, default: 2.50}
+- {name: db, type: object, default: {port: 5432.0, tls: on}}
+- {name: count, type: integer, fromObject: true}
+- {name: canary, type: boolean}
+`)
+	check := func(t *testing.T, vars *variables.Variables, scope string, path []string, want string) {
+		t.Helper()
+		m := vars.Values
+		if scope == variables.ScopeFeatures {
+			m = vars.Features
+		}
+		val, _ := variables.Lookup(m, path)
+		if got, _ := vars.TextOf(scope, path, val); got != want {
+			t.Errorf("%s.%v = %#v written %q, want %q", scope, path, val, got, want)
+		}
+	}
+	t.Run("values file and defaults", func(t *testing.T) {
+		vars, err := s.Resolve(valuesLayer(t, "values: {ver: 1.0, db: {user: 010}}\nfeatures: {canary: yes}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, vars, "values", []string{"ver"}, "1.0")
+		check(t, vars, "values", []string{"same"}, "1.0") // a default that is one variable takes its text
+		check(t, vars, "values", []string{"limit"}, "2.50")
+		check(t, vars, "values", []string{"db", "port"}, "5432.0") // the default under the values file's keys
+		check(t, vars, "values", []string{"db", "user"}, "010")
+		check(t, vars, "features", []string{"canary"}, "yes")
+		if vars.Values["tag"] != "v1.0" { // a template splices the text
+			t.Errorf("tag %#v, want v1.0", vars.Values["tag"])
+		}
+	})
+	t.Run("flags and annotations", func(t *testing.T) {
+		flagLayer, err := ParseFlags([]string{"values.db.port=0x10"}, []string{"values.ver=3.00"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars, err := s.Resolve(flagLayer,
+			NamespaceAnnotations("team", map[string]string{AnnotationPrefix + "limit": "7.0", AnnotationPrefix + "db": "{tls: off}"}),
+			ObjectAnnotations("Deployment team/web", map[string]string{AnnotationPrefix + "count": "04"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, vars, "values", []string{"ver"}, "3.00")
+		check(t, vars, "values", []string{"db", "port"}, "0x10")
+		check(t, vars, "values", []string{"db", "tls"}, "off")
+		check(t, vars, "values", []string{"limit"}, "7.0")
+		check(t, vars, "values", []string{"count"}, "04")
+		if vars.Values["tag"] != "v3.00" {
+			t.Errorf("tag %#v, want v3.00", vars.Values["tag"])
+		}
+	})
+	t.Run("a later value without the text", func(t *testing.T) {
+		vars, err := s.Resolve(valuesLayer(t, "values: {ver: 1.0}\n"), NamespaceAnnotations("team", map[string]string{AnnotationPrefix + "ver": "2"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, vars, "values", []string{"ver"}, "") // 2 prints as written
+		if vars.Values["tag"] != "v2" {
+			t.Errorf("tag %#v, want v2", vars.Values["tag"])
+		}
+	})
+	t.Run("without a schema", func(t *testing.T) {
+		var none *Schema
+		vars, err := none.Resolve(valuesLayer(t, "values: {ver: 1.0, db: {port: 010}}\n"), flags(t, []string{"values.db.host=1.10"}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, vars, "values", []string{"ver"}, "1.0")
+		check(t, vars, "values", []string{"db", "port"}, "010")
+		check(t, vars, "values", []string{"db", "host"}, "1.10")
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/variables"
 )
 
 // yamlBools are the plain scalars that are booleans. Kubernetes reads YAML
@@ -167,19 +169,20 @@ func yamlErrorLine(msg string) (int, string) {
 	return line, msg
 }
 
-// parseYAMLText reads text (an annotation) as one YAML value.
-func parseYAMLText(s string) (any, *problem) {
+// parseYAMLText reads text (an annotation) as one YAML value, with the
+// texts of its scalars (variables.TextsOf).
+func parseYAMLText(s string) (any, any, *problem) {
 	root, err := parseYAML("text", []byte(s))
 	if err != nil {
-		return nil, problemf(ErrSyntax, "%s", strings.TrimPrefix(err.Msg, "invalid YAML: "))
+		return nil, nil, problemf(ErrSyntax, "%s", strings.TrimPrefix(err.Msg, "invalid YAML: "))
 	}
 	if root == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var r valueReader
 	v, nerr := r.value(root)
 	if nerr != nil {
-		return nil, nerr.problem
+		return nil, nil, nerr.problem
 	}
-	return v, nil
+	return v, variables.TextsOf(root), nil
 }

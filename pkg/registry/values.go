@@ -120,8 +120,7 @@ func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.P
 	if !fv.builtins {
 		return bound, nil
 	}
-	vars := bound.Variables()
-	return bound.WithVariables(&kpatch.Variables{Values: vars.Values, Features: vars.Features, Builtins: &oc.builtins}), nil
+	return bound.WithVariables(bound.Variables().WithBuiltins(&oc.builtins)), nil
 }
 
 // sets reports whether the annotation a (of the object when object is

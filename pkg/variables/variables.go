@@ -29,6 +29,16 @@ const (
 type Variables struct {
 	Values   map[string]any
 	Features map[string]any
+	// Texts, if set, hold the text each scalar of Values and Features was
+	// written as, where YAML reads it as something other than a string:
+	// the number 1.0 was "1.0", 010 "010", the boolean yes "yes", the
+	// null ~ "~". A string field of an object receives that text rather
+	// than the value printed anew. Texts mirror {values: Values,
+	// features: Features}: nested maps and lists shaped like the values,
+	// whose leaves are texts; scalars without one are absent (nil in a
+	// list). A text is a hint that TextOf gives only while it still
+	// denotes the value, so texts merge as their values do.
+	Texts map[string]any
 	// Builtins, if set, gives the built-in variables of the object being
 	// patched (${object.name}, ${namespace.labels.KEY}); see BuiltinReader.
 	Builtins BuiltinReader
@@ -93,6 +103,9 @@ func (v *Variables) assign(assignment string, asString bool) error {
 		if val, err = scalarValue(text); err != nil {
 			return fmt.Errorf("%q: %s", assignment, err)
 		}
+		if _, isText := val.(string); !isText && NeedsText(text, val) {
+			v.SetText(scope, path, text)
+		}
 	}
 	if _, isBool := val.(bool); scope == ScopeFeatures && !isBool {
 		return fmt.Errorf("%q: features are booleans (true or false)", assignment)
@@ -148,7 +161,7 @@ func Load(data []byte) (*Variables, error) {
 			return nil, fmt.Errorf("expected a map holding values and features: %w", err)
 		}
 	}
-	v := &Variables{}
+	v := &Variables{Texts: textsOfDocument(data)}
 	for k, val := range doc {
 		if val == nil {
 			continue
@@ -186,16 +199,27 @@ func checkFeatures(prefix string, m map[string]any) error {
 	return nil
 }
 
+// WithBuiltins returns a copy of v (nil: no values) whose built-ins are
+// read from b.
+func (v *Variables) WithBuiltins(b BuiltinReader) *Variables {
+	out := &Variables{Builtins: b}
+	if v != nil {
+		out.Values, out.Features, out.Texts = v.Values, v.Features, v.Texts
+	}
+	return out
+}
+
 // Merge returns the variables of v overridden by those of o, maps merged
 // key by key.
 func (v *Variables) Merge(o *Variables) *Variables {
 	out := &Variables{}
 	if v != nil {
-		out.Values, out.Features, out.Builtins = v.Values, v.Features, v.Builtins
+		out.Values, out.Features, out.Texts, out.Builtins = v.Values, v.Features, v.Texts, v.Builtins
 	}
 	if o != nil {
 		out.Values = jsonvalue.MergeMaps(out.Values, o.Values)
 		out.Features = jsonvalue.MergeMaps(out.Features, o.Features)
+		out.Texts = jsonvalue.MergeMaps(out.Texts, o.Texts)
 		if o.Builtins != nil {
 			out.Builtins = o.Builtins
 		}

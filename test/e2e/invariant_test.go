@@ -15,8 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// invariantFiles copy the image tag into an annotation, bind an integer
-// and a boolean value into an annotation and a label, and copy a
+// invariantFiles copy the image tag into an annotation, bind integer,
+// number and boolean values (3, 1.10, true, yes) into annotations and
+// labels, and copy a
 // ConfigMap's imagePullPolicy, Allways, into every container: the API
 // server would refuse that one.
 var invariantFiles = map[string]string{
@@ -30,8 +31,8 @@ var invariantFiles = map[string]string{
     fieldPaths: [metadata.annotations.version]
     options: {create: true}
 `,
-	"values.kpatch": "[invariant/deployment.*]\nannotations.replicas: ${values.replicas}\nlabels.enabled: ${values.enabled}\n",
-	"values.yaml":   "values:\n  replicas: 3\n  enabled: true\n",
+	"values.kpatch": "[invariant/deployment.*]\nannotations.replicas: ${values.replicas}\nlabels.enabled: ${values.enabled}\nannotations.release: ${values.release}\nlabels.stable: ${values.stable}\n",
+	"values.yaml":   "values:\n  replicas: 3\n  enabled: true\n  release: 1.10\n  stable: yes\n",
 	"policy.yaml": `replacements:
 - source: {kind: ConfigMap, name: pull, fieldPath: data.policy}
   targets:
@@ -44,7 +45,7 @@ var invariantFiles = map[string]string{
 // TestEveryAnswerIsAccepted: with a registry whose files write a tag, an
 // integer and a boolean into string fields and an imagePullPolicy outside
 // its values, every Deployment is admitted; the tag 1.0 is stored as the
-// string "1.0", the integer and the boolean as text, and the file that
+// string "1.0", the values as values.yaml wrote them, and the file that
 // would make the object refused is left out with a warning naming it,
 // the field and the reason.
 func TestEveryAnswerIsAccepted(t *testing.T) {
@@ -100,6 +101,12 @@ func TestEveryAnswerIsAccepted(t *testing.T) {
 		}
 		if got := stored.Labels["enabled"]; got != "true" {
 			t.Errorf("%s: label enabled %q, want true", name, got)
+		}
+		if got := stored.Annotations["release"]; got != "1.10" {
+			t.Errorf("%s: annotation release %q, want the value's text 1.10", name, got)
+		}
+		if got := stored.Labels["stable"]; got != "yes" {
+			t.Errorf("%s: label stable %q, want the value's text yes", name, got)
 		}
 		if got := stored.Spec.Template.Spec.Containers[0].ImagePullPolicy; got == "Allways" {
 			t.Errorf("%s: imagePullPolicy %q stored", name, got)
