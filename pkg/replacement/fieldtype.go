@@ -43,6 +43,25 @@ func (t FieldType) String() string {
 	return "unknown"
 }
 
+// article names the type with its article, for messages: "an integer".
+func (t FieldType) article() string {
+	if t == TypeInteger {
+		return "an integer"
+	}
+	return "a " + t.String()
+}
+
+// typeOfTag is the type a YAML tag reads a value as; TypeUnknown for
+// none or another.
+func typeOfTag(tag string) FieldType {
+	for _, t := range []FieldType{TypeString, TypeInteger, TypeNumber, TypeBoolean} {
+		if t.tag() == tag {
+			return t
+		}
+	}
+	return TypeUnknown
+}
+
 // tag is the YAML tag a value of the type is read with; tagNone for an
 // unknown type.
 func (t FieldType) tag() string {

@@ -222,6 +222,9 @@ func (v value) writeTo(old any, exists bool, o options, ft FieldType) (any, *fai
 	}
 	out, err := resolve(tag, v.text)
 	if err != nil {
+		if want := typeOfTag(tag); want != TypeUnknown {
+			return nil, fail(ErrValue, "the field wants %s, not %q", want.article(), v.text)
+		}
 		return nil, fail(ErrValue, "yaml: %s", err)
 	}
 	return out, nil
