@@ -45,7 +45,8 @@ const (
 // each case it generates a registry of random files over one object of
 // the conformance inputs (field entries setting paths the object has to
 // scalars of every type, deletes, list appends, new fields, merge and
-// strategic patches), runs the object through the admission handler in
+// strategic patches; a third of the values are variables bound to the
+// same scalars in the ConfigMap's values.yaml), runs the object through the admission handler in
 // process, applies the JSONPatch of the answer and decodes the result
 // strictly into the kind's Go type (unknown fields, scalar types,
 // quantities), then checks every enum field holds one of its values.
@@ -61,15 +62,22 @@ func TestEveryAnswerDecodesStrictly(t *testing.T) {
 	for i := range propertyCases {
 		obj := objects[rng.IntN(len(objects))]
 		files := map[string]string{}
+		vals := &valuesFile{}
 		for f := range 1 + rng.IntN(3) {
-			name, text := randomFile(rng, obj, f)
+			name, text := randomFile(rng, obj, f, vals)
 			files[name] = text
+		}
+		if len(vals.lines) > 0 {
+			files["values.yaml"] = "values:\n" + strings.Join(vals.lines, "")
 		}
 		var c registry.Compiler
 		cm := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "reg", Namespace: "kpatch-system", UID: "uid-reg", ResourceVersion: strconv.Itoa(i + 1)}, Data: files}
 		built := c.Build([]corev1.ConfigMap{cm}, nil)
 		refusedFiles += len(built.Problems)
 		compiled += len(files) - len(built.Problems)
+		if _, ok := files["values.yaml"]; ok {
+			compiled-- // values, not a patch file
+		}
 		reg := built.Registry
 		h := &kadmission.Handler{Registry: func() *registry.Registry { return reg }, RegistryNamespace: "kpatch-system"}
 		resp := h.Handle(context.Background(), obj.request())
@@ -300,9 +308,26 @@ var scalarJSON = []any{3, -1, 0, 1.0, 1.5, "1.10", "010", true, false, nil, "3",
 // newFields are names a file may add under a map of the object.
 var newFields = []string{"replicas", "image", "value", "name", "x", "protocol", "type", "labels", "cpu", "app"}
 
+// valuesFile collects the values of a registry ConfigMap's values.yaml.
+type valuesFile struct{ lines []string }
+
+// maybeVariable returns the text of a value, or a variable bound to it
+// in the values file: the values file writes it as the patch file would.
+func (v *valuesFile) maybeVariable(rng *rand.Rand, text string, quote bool) string {
+	if rng.IntN(3) != 0 {
+		return text
+	}
+	name := "v" + strconv.Itoa(len(v.lines))
+	v.lines = append(v.lines, fmt.Sprintf("  %s: %s\n", name, text))
+	if quote {
+		return `"${values.` + name + `}"`
+	}
+	return "${values." + name + "}"
+}
+
 // randomFile writes a patch file over obj: a .kpatch file of field
 // entries, deletes and appends, or a YAML merge or strategic patch.
-func randomFile(rng *rand.Rand, obj *propertyObject, n int) (string, string) {
+func randomFile(rng *rand.Rand, obj *propertyObject, n int, vals *valuesFile) (string, string) {
 	var scalars, maps, lists []fieldPath
 	paths(obj.value, nil, &scalars, &maps, &lists)
 	target := strings.ToLower(obj.gvk.Kind) + ".*"
@@ -312,13 +337,13 @@ func randomFile(rng *rand.Rand, obj *propertyObject, n int) (string, string) {
 		if rng.IntN(2) == 0 {
 			kind = "strategic"
 		}
-		fmt.Fprintf(&b, "- target: %s\n  type: %s\n  patch: %s\n", target, kind, mergePatch(rng, scalars, maps))
+		fmt.Fprintf(&b, "- target: %s\n  type: %s\n  patch: %s\n", target, kind, mergePatch(rng, scalars, maps, vals))
 		return fmt.Sprintf("f%d-%s.yaml", n, kind), b.String()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s]\n", target)
 	for range 1 + rng.IntN(4) {
-		value := scalarTexts[rng.IntN(len(scalarTexts))]
+		value := vals.maybeVariable(rng, scalarTexts[rng.IntN(len(scalarTexts))], false)
 		switch op := rng.IntN(10); {
 		case op < 5 && len(scalars) > 0:
 			fmt.Fprintf(&b, "%s: %s\n", kpatchKey(scalars[rng.IntN(len(scalars))]), value)
@@ -336,7 +361,7 @@ func randomFile(rng *rand.Rand, obj *propertyObject, n int) (string, string) {
 
 // mergePatch writes a merge patch as JSON (which YAML reads): a value at
 // the map part of a path the object has, or a new field of a map.
-func mergePatch(rng *rand.Rand, scalars, maps []fieldPath) string {
+func mergePatch(rng *rand.Rand, scalars, maps []fieldPath, vals *valuesFile) string {
 	var p fieldPath
 	if len(scalars) > 0 && rng.IntN(2) == 0 {
 		p = scalars[rng.IntN(len(scalars))]
@@ -347,6 +372,11 @@ func mergePatch(rng *rand.Rand, scalars, maps []fieldPath) string {
 		p = p[:i] // merge patches replace lists whole: stop at the first
 	}
 	var v any = scalarJSON[rng.IntN(len(scalarJSON))]
+	if text, err := json.Marshal(v); err == nil {
+		if ref := vals.maybeVariable(rng, string(text), false); ref != string(text) {
+			v = ref // a string that is exactly one variable takes its type
+		}
+	}
 	for i := len(p) - 1; i >= 0; i-- {
 		v = map[string]any{p[i].(string): v}
 	}
