@@ -134,6 +134,11 @@ func TestImmutableChange(t *testing.T) {
 		{"gate added", gated("a"), gated("a"), gated("a", "b"), "spec.schedulingGates"},
 		{"unchanged by the file", gated("a"), gated("a", "b"), gated("a", "b"), ""},
 		{"another kind", configMap("c", nil), configMap("c", nil), configMap("c", map[string]any{"a": "b"}), ""},
+		{"a storage request grown", claim("1Gi"), claim("1Gi"), claim("2Gi"), "spec.resources"},
+		{"a storage request shrunk", claim("2Gi"), claim("2Gi"), claim("1500Mi"), "spec.resources"},
+		{"a storage request set back to the stored one", claim("1Gi"), claim("2Gi"), claim("1Gi"), ""},
+		{"a volume's capacity", volume("10Gi", "/a"), volume("10Gi", "/a"), volume("20Gi", "/a"), ""},
+		{"a volume's source", volume("10Gi", "/a"), volume("10Gi", "/a"), volume("10Gi", "/b"), "spec.hostPath"},
 	} {
 		if got := immutableChange(func() map[string]any { return tc.old }, tc.before, tc.after); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -152,4 +157,25 @@ func immutableConfigMap(immutable bool) map[string]any {
 	cm := configMap("c", nil)
 	cm["immutable"] = immutable
 	return cm
+}
+
+// claim is a PersistentVolumeClaim requesting storage ("": none).
+func claim(storage string) map[string]any {
+	requests := map[string]any{}
+	if storage != "" {
+		requests["storage"] = storage
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": map[string]any{"name": "data"}, "spec": map[string]any{
+		"accessModes": []any{"ReadWriteOnce"},
+		"resources":   map[string]any{"requests": requests},
+	}}
+}
+
+// volume is a hostPath PersistentVolume.
+func volume(capacity, path string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "PersistentVolume", "metadata": map[string]any{"name": "pv"}, "spec": map[string]any{
+		"capacity":    map[string]any{"storage": capacity},
+		"accessModes": []any{"ReadWriteOnce"},
+		"hostPath":    map[string]any{"path": path},
+	}}
 }

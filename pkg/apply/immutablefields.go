@@ -12,12 +12,15 @@ import (
 // (ValidatePodUpdate, ValidateJobSpecUpdate, ValidateDeploymentUpdate,
 // ValidateReplicaSetUpdate, ValidateDaemonSetUpdate,
 // ValidateStatefulSetUpdate, ValidateServiceUpdate,
-// ValidatePersistentVolumeClaimUpdate, ValidateConfigMapUpdate and
-// ValidateSecretUpdate of the API server's validation of the core, apps
-// and batch groups). Where a rule allows a change the table cannot tell
-// apart (a terminating Pod's terminationGracePeriodSeconds, a Job's
-// template while it is suspended, a larger storage request), the field
-// is held immutable: a file left out where it could have applied costs
+// ValidatePersistentVolumeUpdate, ValidatePersistentVolumeClaimUpdate,
+// ValidateConfigMapUpdate and ValidateSecretUpdate of the API server's
+// validation of the core, apps and batch groups). Where a rule allows a
+// change the table cannot tell apart (a terminating Pod's
+// terminationGracePeriodSeconds, a Job's template while it is suspended,
+// a claim's storage request grown where its storage class expands
+// volumes, a PersistentVolume's node affinity set where it had none),
+// the field is
+// held immutable: a file left out where it could have applied costs
 // nothing the API server would have kept.
 var immutableFields = map[string][]immutableField{
 	"/Pod": {
@@ -44,8 +47,15 @@ var immutableFields = map[string][]immutableField{
 	},
 	"/Service": {{path: "spec.clusterIP"}, {path: "spec.clusterIPs"}},
 	"/PersistentVolumeClaim": {
-		{path: "spec", keys: true, except: []string{"resources", "volumeAttributesClassName"}},
-		{path: "spec.resources", keys: true, except: []string{"requests"}},
+		// a storage request may change only on a bound claim whose
+		// storage class expands volumes, and never below the capacity:
+		// held immutable
+		{path: "spec", keys: true, except: []string{"volumeAttributesClassName"}},
+	},
+	"/PersistentVolume": {
+		// the volume's source (csi, nfs, hostPath, ...), volumeMode and
+		// nodeAffinity
+		{path: "spec", keys: true, except: []string{"capacity", "accessModes", "claimRef", "persistentVolumeReclaimPolicy", "storageClassName", "mountOptions", "volumeAttributesClassName"}},
 	},
 	"/ConfigMap": {
 		{path: "data", when: isImmutable}, {path: "binaryData", when: isImmutable}, {path: "immutable", when: isImmutable},

@@ -12,6 +12,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -149,4 +150,66 @@ func fileApplications(t *testing.T, o *ownWebhook, file, result string) float64 
 		}
 	}
 	return 0
+}
+
+// TestImmutableClaimOnUpdate: a PersistentVolumeClaim's storage request
+// may change only on a bound claim whose storage class expands volumes;
+// on the real API server (no controller binds the claim), a label UPDATE
+// of a claim created before a file that sets its storage request is
+// admitted with the label, the file left out; without the guard the API
+// server would refuse the UPDATE (spec is immutable after creation).
+func TestImmutableClaimOnUpdate(t *testing.T) {
+	const ns = "immutable-pvc-e2e"
+	ctx := context.Background()
+	claimsRule := admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"persistentvolumeclaims"}},
+	}
+	o := newOwnWebhook(t, ns, []admissionregistrationv1.RuleWithOperations{claimsRule})
+	o.namespace(t, ns)
+	files := map[string]string{"label.kpatch": "[immutable-pvc-e2e/persistentvolumeclaim.*]\nlabels.platform: managed\n"}
+	o.registry(t, cluster.RegistryNamespace, "immutable-pvc", files)
+	o.start(t, "--strict")
+
+	newClaim := func(name string) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		}}
+	}
+	dryRun := func() (*corev1.PersistentVolumeClaim, error) {
+		p := newClaim("probe")
+		return p, env.Client.Create(ctx, p, client.DryRunAll)
+	}
+	eventually(t, 30*time.Second, func() error {
+		p, err := dryRun()
+		if err == nil && p.Labels["platform"] != "managed" {
+			err = fmt.Errorf("labels %v, want platform managed", p.Labels)
+		}
+		return err
+	})
+	old := newClaim("before-the-file")
+	if err := env.Client.Create(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	files["storage.kpatch"] = "[immutable-pvc-e2e/persistentvolumeclaim.*]\nresources.requests.storage: 2Gi\n"
+	o.registry(t, cluster.RegistryNamespace, "immutable-pvc", files)
+	eventually(t, 30*time.Second, func() error {
+		p, err := dryRun()
+		if q := p.Spec.Resources.Requests[corev1.ResourceStorage]; err == nil && q.String() != "2Gi" {
+			err = fmt.Errorf("storage request %s, want 2Gi", q.String())
+		}
+		return err
+	})
+
+	old.Labels["user"] = "label"
+	if err := env.Client.Update(ctx, old); err != nil {
+		t.Fatalf("a label UPDATE of a claim created before the file: %v", err)
+	}
+	if q := old.Spec.Resources.Requests[corev1.ResourceStorage]; old.Labels["user"] != "label" || old.Labels["platform"] != "managed" || q.String() != "1Gi" {
+		t.Errorf("labels %v, storage request %s: want the user's label, platform managed and 1Gi", old.Labels, q.String())
+	}
+	if n := fileApplications(t, o, "immutable-pvc/storage.kpatch", "immutable"); n < 1 {
+		t.Errorf("kpatch_file_applications_total{result=immutable} of storage.kpatch: %v, want at least 1", n)
+	}
 }
