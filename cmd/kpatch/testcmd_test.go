@@ -126,3 +126,37 @@ func TestTestSuiteErrors(t *testing.T) {
 		t.Errorf("no suite: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTestRequest: a suite sets the request the files' conditions read,
+// as --request-operation, --request-user and --request-groups do; a
+// test's own request wins over the suite's.
+func TestTestRequest(t *testing.T) {
+	files := map[string]string{
+		"kpatch-test.yaml": `patches: [when.kpatch]
+resources: [app.yaml]
+request: {operation: UPDATE, groups: [dev]}
+tests:
+- name: an UPDATE by a developer
+  expected: updated.yaml
+- name: the default request is a CREATE by an unnamed user
+  request: {}
+  expected: app.yaml
+- name: an UPDATE by another user
+  request: {operation: update, user: alice}
+  expected: app.yaml
+`,
+		"when.kpatch":  "# kpatch:when: request.operation == 'UPDATE' && has(request.userInfo.groups) && 'dev' in request.userInfo.groups\n[configmap.c]\ndata.a: updated\n",
+		"app.yaml":     cm,
+		"updated.yaml": strings.Replace(cm, "a: x", "a: updated", 1),
+	}
+	code, stdout, stderr := runCLI(t, files, "", "test")
+	want := "PASS .: an UPDATE by a developer\nPASS .: the default request is a CREATE by an unnamed user\nPASS .: an UPDATE by another user\n3 passed, 0 failed\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+	files["kpatch-test.yaml"] = "patches: [when.kpatch]\nresources: [app.yaml]\ntests:\n- name: t\n  request: {operation: DELETE}\n  expected: app.yaml\n"
+	code, stdout, _ = runCLI(t, files, "", "test")
+	if want := "kpatch-test.yaml:4: test \"t\": request.operation must be CREATE or UPDATE, not \"DELETE\""; code != 1 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stdout:\n%s\nwant %q", code, stdout, want)
+	}
+}

@@ -52,6 +52,12 @@ func applyTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source
 	if testsuite.Deref(o.Admission) {
 		run.admission = &admission{registryNamespace: cmp.Or(testsuite.Deref(o.RegistryNamespace), defaultRegistryNamespace), namespace: run.namespace}
 	}
+	if r := o.Request; r != nil {
+		flags := requestFlags{operation: cmp.Or(r.Operation, "CREATE"), user: r.User, groups: r.Groups}
+		if run.request, err = flags.request(); err != nil {
+			return nil, err
+		}
+	}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
 	if m == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,6 +53,18 @@ type Options struct {
 	// (--crd): the custom resources files change are held to their
 	// schemas.
 	CRDs StringList `yaml:"crds"`
+	// Request is the request the files' conditions and operations read
+	// (--request-operation, --request-user, --request-groups); nil: a
+	// CREATE by an unnamed user.
+	Request *Request `yaml:"request"`
+}
+
+// Request is the admission request a test's objects arrive in.
+type Request struct {
+	// Operation is CREATE (the default) or UPDATE.
+	Operation string     `yaml:"operation"`
+	User      string     `yaml:"user"`
+	Groups    StringList `yaml:"groups"`
 }
 
 // Case is one test: a run of apply (or, with lint, of lint) and what
@@ -126,6 +139,7 @@ func (o Options) over(base Options) Options {
 	o.Admission = cmpOr(o.Admission, base.Admission)
 	o.RegistryNamespace = cmpOr(o.RegistryNamespace, base.RegistryNamespace)
 	o.CRDs = o.CRDs.or(base.CRDs)
+	o.Request = cmpOr(o.Request, base.Request)
 	return o
 }
 
@@ -247,6 +261,10 @@ func (s *Suite) validate() error {
 			return fail(fmt.Sprintf("test %q: admission is for tests that apply, not lint tests", t.Name))
 		case o.RegistryNamespace != nil && !Deref(o.Admission):
 			return fail(fmt.Sprintf("test %q: registryNamespace goes with admission: true", t.Name))
+		case t.Lint && o.Request != nil && t.Options.Request != nil:
+			return fail(fmt.Sprintf("test %q: request is for tests that apply, not lint tests", t.Name))
+		case o.Request != nil && !slices.Contains([]string{"", "CREATE", "UPDATE"}, strings.ToUpper(o.Request.Operation)):
+			return fail(fmt.Sprintf("test %q: request.operation must be CREATE or UPDATE, not %q", t.Name, o.Request.Operation))
 		}
 		for _, list := range []StringList{o.Patches, o.Registry, o.Resources, o.Values, t.Expected, stringListOf(o.Parameters)} {
 			for _, p := range list {
