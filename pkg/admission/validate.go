@@ -18,6 +18,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -72,61 +73,71 @@ func NewRegistryValidator(w *Watcher) *RegistryValidator {
 	return &RegistryValidator{Watcher: w, one: make(chan struct{}, 1)}
 }
 
-// Handle checks one edit of a ConfigMap.
+// Handle checks one edit of a ConfigMap, and counts its result
+// (kpatch_registry_validations_total).
 func (v *RegistryValidator) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
 	log, err := logr.FromContext(ctx)
 	if err != nil {
 		log = logf.Log
 	}
+	result := metrics.ValidationSkipped
 	defer func() {
 		if r := recover(); r != nil {
 			log.Error(fmt.Errorf("panic: %v", r), "recovered a panic validating a registry ConfigMap", "stack", string(debug.Stack()))
-			resp = notChecked(fmt.Errorf("internal error: %v", r))
+			resp, result = notChecked(fmt.Errorf("internal error: %v", r)), metrics.ValidationUnchecked
 		}
+		v.Watcher.Metrics.RegistryValidated(result)
 	}()
+	resp, result = v.check(ctx, log, req)
+	return resp
+}
+
+// check checks one edit of a ConfigMap: the answer, and its result
+// (metrics.ValidationAccepted, ...).
+func (v *RegistryValidator) check(ctx context.Context, log logr.Logger, req admission.Request) (admission.Response, string) {
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update || req.SubResource != "" {
-		return admission.Allowed("")
+		return admission.Allowed(""), metrics.ValidationSkipped
 	}
 	var cm corev1.ConfigMap
 	if err := reviewCodec.Unmarshal(req.Object.Raw, &cm); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the ConfigMap: %w", err))
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the ConfigMap: %w", err)), metrics.ValidationRefused
 	}
 	if cm.Namespace == "" {
 		cm.Namespace = req.Namespace
 	}
 	if cm.Namespace != req.Namespace {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("metadata.namespace %q of the ConfigMap is not the request's namespace %q", cm.Namespace, req.Namespace))
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("metadata.namespace %q of the ConfigMap is not the request's namespace %q", cm.Namespace, req.Namespace)), metrics.ValidationRefused
 	}
 	if cm.Name == "" {
 		cm.Name = req.Name
 	}
 	w := v.Watcher
 	if !w.inRegistry(&cm) {
-		return admission.Allowed("") // not, or no longer, a registry ConfigMap
+		return admission.Allowed(""), metrics.ValidationSkipped // not, or no longer, a registry ConfigMap
 	}
 	if cm.Namespace != w.Namespace {
 		// a tenant's ConfigMap is a registry only in a marked namespace;
 		// elsewhere it patches nothing and is not checked
 		marked, err := w.tenantMarked(ctx, cm.Namespace)
 		if err != nil {
-			return notChecked(fmt.Errorf("reading the Namespace %s: %w", cm.Namespace, err))
+			return notChecked(fmt.Errorf("reading the Namespace %s: %w", cm.Namespace, err)), metrics.ValidationUnchecked
 		}
 		if !marked {
-			return admission.Allowed("")
+			return admission.Allowed(""), metrics.ValidationSkipped
 		}
 	}
 	held := w.Current()
 	if held == nil {
-		return notChecked(errNotSynced)
+		return notChecked(errNotSynced), metrics.ValidationUnchecked
 	}
 	if err := v.acquire(ctx); err != nil {
-		return notChecked(err)
+		return notChecked(err), metrics.ValidationUnchecked
 	}
 	defer v.release()
 	cms, err := w.list(ctx)
 	if err != nil {
 		log.Error(err, "listing the registry ConfigMaps to validate an edit")
-		return notChecked(fmt.Errorf("listing the registry ConfigMaps: %w", err))
+		return notChecked(fmt.Errorf("listing the registry ConfigMaps: %w", err)), metrics.ValidationUnchecked
 	}
 	c := w.compiler.Fork()
 	c.Limits = w.Limits
@@ -140,12 +151,15 @@ func (v *RegistryValidator) Handle(ctx context.Context, req admission.Request) (
 		log.V(1).Info("registry edit refused", "errors", f.errs, "warnings", f.warns)
 		resp := admission.Denied(prefix + strings.Join(bounded(f.errs), "\n"))
 		resp.Result.Code, resp.Result.Reason = http.StatusUnprocessableEntity, metav1.StatusReasonInvalid
-		return resp.WithWarnings(warningLines(f.warns)...)
+		return resp.WithWarnings(warningLines(f.warns)...), metrics.ValidationRefused
 	}
 	// the conflicts of an edit that is refused are for after its fix
 	f.conflicts(registry.FindConflicts(b.Registry))
 	log.V(1).Info("registry edit checked", "warnings", f.warns)
-	return admission.Allowed("").WithWarnings(warningLines(f.warns)...)
+	if len(f.warns) > 0 {
+		return admission.Allowed("").WithWarnings(warningLines(f.warns)...), metrics.ValidationWarned
+	}
+	return admission.Allowed(""), metrics.ValidationAccepted
 }
 
 // acquire waits for the place of the one validation running, until ctx

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -290,4 +293,25 @@ func (c cachedList) List(_ context.Context, list client.ObjectList, _ ...client.
 		c[i].DeepCopyInto(&l.Items[i])
 	}
 	return nil
+}
+
+func TestValidateCountsResults(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithRuntimeObjects(registryConfigMap("good", map[string]string{"f.kpatch": goodFile})).Build()
+	w, _ := replica(c, true)
+	w.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
+	v := NewRegistryValidator(w)
+	check(t, v, admissionv1.Create, registryConfigMap("x", map[string]string{"f.kpatch": goodFile3})) // not synced
+	syncOnce(t, w)
+	check(t, v, admissionv1.Update, registryConfigMap("good", map[string]string{"f.kpatch": goodFile3}))
+	check(t, v, admissionv1.Create, registryConfigMap("edited", map[string]string{"scale.kpatch": "[deployment.web]\nreplcas: 3\n"}))
+	check(t, v, admissionv1.Create, registryConfigMap("other", map[string]string{"n.kpatch": "[deployment.web]\ncontainers.name=main.args[delete=0]:\n"}))
+	check(t, v, admissionv1.Delete, registryConfigMap("good", nil))
+	for result, want := range map[string]float64{
+		metrics.ValidationUnchecked: 1, metrics.ValidationAccepted: 1, metrics.ValidationRefused: 1,
+		metrics.ValidationWarned: 1, metrics.ValidationSkipped: 1,
+	} {
+		if got := testutil.ToFloat64(w.Metrics.RegistryValidations.WithLabelValues(result)); got != want {
+			t.Errorf("kpatch_registry_validations_total{result=%q} = %v, want %v", result, got, want)
+		}
+	}
 }

@@ -101,6 +101,9 @@ type Metrics struct {
 	// PatchEventsDropped counts the Events on patched objects not
 	// recorded, by reason (EventRateLimited, EventUnnamed).
 	PatchEventsDropped *prometheus.CounterVec
+	// RegistryValidations counts the registry edits /validate-registry
+	// answered, by result (ValidationAccepted, ...).
+	RegistryValidations *prometheus.CounterVec
 
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
@@ -119,7 +122,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		m.StoreFiles, m.StoreBytes, m.NotStoredFiles)
 	reg.MustRegister(m.RejectedRequests)
 	m.newSourceMetric()
-	reg.MustRegister(m.SourceConfigMapsRefused)
+	m.newValidationMetric()
+	reg.MustRegister(m.SourceConfigMapsRefused, m.RegistryValidations)
 	return m
 }
 

@@ -1,0 +1,38 @@
+package metrics
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Results of a registry edit that /validate-registry checked, the values
+// of the result label of kpatch_registry_validations_total: admitted
+// without a warning (ValidationAccepted), admitted with warnings
+// (ValidationWarned), refused (ValidationRefused), admitted without a
+// check (ValidationUnchecked: not synced yet, deadline, panic), or not a
+// registry edit (ValidationSkipped: a DELETE, a ConfigMap that is no
+// registry).
+const (
+	ValidationAccepted  = "accepted"
+	ValidationWarned    = "warned"
+	ValidationRefused   = "refused"
+	ValidationUnchecked = "unchecked"
+	ValidationSkipped   = "skipped"
+)
+
+// newValidationMetric creates the counter of registry validations, every
+// result at zero.
+func (m *Metrics) newValidationMetric() {
+	m.RegistryValidations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kpatch_registry_validations_total",
+		Help: "Registry ConfigMap edits /validate-registry answered, by result: accepted, warned (accepted with warnings), refused, unchecked (admitted without a check: not synced, deadline, panic), skipped (not a registry edit).",
+	}, []string{"result"})
+	for _, r := range []string{ValidationAccepted, ValidationWarned, ValidationRefused, ValidationUnchecked, ValidationSkipped} {
+		m.RegistryValidations.WithLabelValues(r)
+	}
+}
+
+// RegistryValidated counts a registry edit /validate-registry answered,
+// by result (ValidationAccepted, ...).
+func (m *Metrics) RegistryValidated(result string) {
+	if m != nil {
+		m.RegistryValidations.WithLabelValues(result).Inc()
+	}
+}
