@@ -3,7 +3,10 @@ package kpatch
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+
+	yamlv3 "go.yaml.in/yaml/v3"
 )
 
 // textValues are values whose text differs from how their value prints.
@@ -175,4 +178,56 @@ func assertPlain(t *testing.T, v any) {
 	default:
 		t.Errorf("the object holds %#v (%T)", v, v)
 	}
+}
+
+// FuzzValueText: a plain scalar written in a values file reaches a
+// string field as written, whatever YAML reads it as (a number, a
+// boolean, null, a timestamp, text).
+func FuzzValueText(f *testing.F) {
+	for _, s := range []string{"1.0", "1.10", "010", "0x1F", "0o17", "1_000", "-0", ".5", "1.", "+1", "1e3",
+		"123456789012345678901234567890", "yes", "True", "off", "y", "null", "~", "2001-12-14", "abc", "x y"} {
+		f.Add(s)
+	}
+	p := mustPatch(f, "f.kpatch", "[configmap.c]\ndata.x: ${values.x}\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if !plainScalar(s) {
+			t.Skip()
+		}
+		vars, err := LoadVariables([]byte("values:\n  x: " + s + "\n"))
+		if err != nil {
+			t.Skip() // .inf, .nan: no JSON value
+		}
+		if _, ok := vars.Values["x"].(map[string]any); ok {
+			t.Skip()
+		}
+		bound, err := p.Bind(vars)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		out, err := bound.Apply(mustObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), ApplyOptions{})
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if got := out["data"].(map[string]any)["x"]; got != s {
+			t.Errorf("values.x written %q (read as %#v) reached the string field as %#v", s, vars.Values["x"], got)
+		}
+	})
+}
+
+// plainScalar reports whether s, after "x: " on a line of its own, is
+// one plain YAML scalar whose text is s.
+func plainScalar(s string) bool {
+	if s == "" || strings.ContainsAny(s, "\n\r\t#{}[],&*!|>'\"%@`\\") || strings.TrimSpace(s) != s || strings.HasPrefix(s, "-") && len(s) > 1 && s[1] == ' ' {
+		return false
+	}
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal([]byte("x: "+s+"\n"), &doc); err != nil || len(doc.Content) != 1 {
+		return false
+	}
+	m := doc.Content[0]
+	if m.Kind != yamlv3.MappingNode || len(m.Content) != 2 {
+		return false
+	}
+	v := m.Content[1]
+	return v.Kind == yamlv3.ScalarNode && v.Style == 0 && v.Value == s
 }
