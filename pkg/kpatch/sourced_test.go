@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+
+	"kpatch.dev/kpatch/pkg/parameters"
 )
 
 // textValues are values whose text differs from how their value prints.
@@ -182,7 +184,9 @@ func assertPlain(t *testing.T, v any) {
 
 // FuzzValueText: a plain scalar written in a values file reaches a
 // string field as written, whatever YAML reads it as (a number, a
-// boolean, null, a timestamp, text).
+// boolean, null, a timestamp, text): read as kpatch apply --values reads
+// it (variables.Load) and as the registry reads a ConfigMap's
+// values.yaml (package parameters).
 func FuzzValueText(f *testing.F) {
 	for _, s := range []string{"1.0", "1.10", "010", "0x1F", "0o17", "1_000", "-0", ".5", "1.", "+1", "1e3",
 		"123456789012345678901234567890", "yes", "True", "off", "y", "null", "~", "2001-12-14", "abc", "x y"} {
@@ -193,23 +197,29 @@ func FuzzValueText(f *testing.F) {
 		if !plainScalar(s) {
 			t.Skip()
 		}
-		vars, err := LoadVariables([]byte("values:\n  x: " + s + "\n"))
-		if err != nil {
-			t.Skip() // .inf, .nan: no JSON value
+		doc := []byte("values:\n  x: " + s + "\n")
+		cli, cliErr := LoadVariables(doc)
+		var reg *Variables
+		layer, err := parameters.ParseValues("values.yaml", doc)
+		if err == nil {
+			var none *parameters.Schema
+			reg, err = none.Resolve(layer)
 		}
-		if _, ok := vars.Values["x"].(map[string]any); ok {
-			t.Skip()
-		}
-		bound, err := p.Bind(vars)
-		if err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		out, err := bound.Apply(mustObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), ApplyOptions{})
-		if err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		if got := out["data"].(map[string]any)["x"]; got != s {
-			t.Errorf("values.x written %q (read as %#v) reached the string field as %#v", s, vars.Values["x"], got)
+		for name, vars := range map[string]*Variables{"kpatch apply --values": cli, "the registry": reg} {
+			if vars == nil || cliErr != nil && name == "kpatch apply --values" || err != nil && name == "the registry" {
+				continue // .inf, .nan, an integer beyond 64 bits: refused
+			}
+			bound, err := p.Bind(vars)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", name, s, err)
+			}
+			out, err := bound.Apply(mustObject(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), ApplyOptions{})
+			if err != nil {
+				t.Fatalf("%s: %q: %v", name, s, err)
+			}
+			if got := out["data"].(map[string]any)["x"]; got != s {
+				t.Errorf("%s: values.x written %q (read as %#v) reached the string field as %#v", name, s, vars.Values["x"], got)
+			}
 		}
 	})
 }

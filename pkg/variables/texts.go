@@ -3,6 +3,7 @@ package variables
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -194,17 +195,40 @@ func Denotes(text string, val any) bool {
 			return a.Cmp(b) == 0
 		}
 	}
+	if i, ok := new(big.Int).SetString(t, 0); ok && !i.IsInt64() {
+		// an integer beyond 64 bits that a reader took as a float, or
+		// saturated: any number beyond exact floats, of its sign,
+		// stands for it
+		return i.Sign() == sign(want) && math.Abs(want) >= 1<<53
+	}
 	f, err := strconv.ParseFloat(t, 64)
 	return err == nil && f == want
 }
 
-// intEquals compares an integer text with val: exactly for an int64,
-// by value otherwise.
-func intEquals(val any, i int64, want float64) bool {
-	if x, ok := val.(int64); ok {
-		return x == i
+// sign is -1, 0 or 1 as f is negative, zero or positive.
+func sign(f float64) int {
+	switch {
+	case f < 0:
+		return -1
+	case f > 0:
+		return 1
 	}
-	return float64(i) == want
+	return 0
+}
+
+// intEquals compares an integer text with val: exactly for an int64,
+// by value otherwise; an integer beyond exact floats also equals the
+// value a reader that went through a float made of it.
+func intEquals(val any, i int64, want float64) bool {
+	if x, ok := val.(int64); ok && x == i {
+		return true
+	}
+	return float64(i) == want && (!isInt64(val) || math.Abs(want) >= 1<<53)
+}
+
+func isInt64(v any) bool {
+	_, ok := v.(int64)
+	return ok
 }
 
 // yaml11Bools are the plain scalars YAML 1.1 reads as booleans.

@@ -37,6 +37,13 @@ func TestDenotes(t *testing.T) {
 		{"abc", "abc", false}, // a string has no other text
 		{"1.0", "1.0", false},
 		{"x", float64(1), false},
+		{"01000000000000000000000", 9.223372036854776e18, true}, // beyond 64 bits, read lossily
+		{"-99999999999999999999", -1e20, true},
+		{"99999999999999999999", -1e20, false},
+		{"99999999999999999999", float64(5), false},
+		{"000000100000000000000090", int64(100000000000000100), true}, // read through a float
+		{"100000000000000090", int64(100000000000000091), true},
+		{"90", int64(91), false},
 	}
 	for _, tt := range tests {
 		if got := Denotes(tt.text, tt.val); got != tt.want {
