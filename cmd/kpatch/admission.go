@@ -268,37 +268,12 @@ func readsBuiltins(p *kpatch.Patch) bool {
 // bound for it with its Namespace in the input (Registry.ForObject).
 func registryFiles(reg *registry.Registry) objectFiles {
 	return func(obj map[string]any, ref *kpatch.ObjectRef, c *admissionCluster) ([]apply.File, []apply.FileRun) {
-		files := reg.Candidates(ref.Kind, ref.Namespace, ref.Name)
-		if !reg.DependsOnObject() {
-			return files, nil
-		}
-		var (
-			oc     *registry.ObjectContext
-			out    []apply.File
-			failed []apply.FileRun
-		)
-		for _, f := range files {
-			if !reg.VariesByObject(f) {
-				out = append(out, f)
-				continue
+		return reg.BindForObject(reg.Candidates(ref.Kind, ref.Namespace, ref.Name), func() (*registry.ObjectContext, *kpatch.ObjectRef) {
+			if ns := c.namespaces[ref.Namespace]; ns != nil && ref.Namespace != "" {
+				return registry.NewObjectContext(ref.Kind, ref, ns.ns, ns.values, obj), ref
 			}
-			if oc == nil {
-				oc = registry.NewObjectContext(ref.Kind, ref, nil, nil, obj)
-				if ns := c.namespaces[ref.Namespace]; ns != nil && ref.Namespace != "" {
-					oc = registry.NewObjectContext(ref.Kind, ref, ns.ns, ns.values, obj)
-				}
-			}
-			bound, err := reg.ForObject(f, oc)
-			if err != nil {
-				matched := *ref
-				failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: &matched})
-				continue
-			}
-			if bound != nil { // nil: disabled for the object, or not its target
-				out = append(out, bound)
-			}
-		}
-		return out, failed
+			return registry.NewObjectContext(ref.Kind, ref, nil, nil, obj), ref
+		})
 	}
 }
 

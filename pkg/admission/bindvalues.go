@@ -9,53 +9,17 @@ import (
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// bindValues returns the files bound to the values of the object: the
-// files whose values depend on it (per-namespace values, built-ins) bound
-// for it, without those its values disable, and, as failed runs, those
-// that its values leave out (a value that fails, a requirement disabled
-// for the object, a conflicting file enabled for it). It allocates only
-// when the registry has such files and one targets obj.
+// bindValues returns the files bound to the values of the object
+// (Registry.BindForObject): the files whose values depend on it
+// (per-namespace values, built-ins) bound for it, without those its
+// values disable, and, as failed runs, those that its values leave out.
+// It allocates only when the registry has such files and one targets
+// obj.
 func (h *Handler) bindValues(reg *registry.Registry, files []apply.File, req *admission.Request, obj map[string]any) ([]apply.File, []apply.FileRun) {
-	if !reg.DependsOnObject() {
-		return files, nil
-	}
-	var (
-		oc     *registry.ObjectContext
-		out    []apply.File
-		failed []apply.FileRun
-		ref    kpatch.ObjectRef
-	)
-	for i, f := range files {
-		if !reg.VariesByObject(f) {
-			if out != nil {
-				out = append(out, f)
-			}
-			continue
-		}
-		if oc == nil {
-			ref = kpatch.RefOf(obj, req.Namespace)
-			oc = h.objectContext(req, obj, &ref)
-		}
-		bound, err := reg.ForObject(f, oc)
-		if bound == f && err == nil && out == nil {
-			continue
-		}
-		if out == nil {
-			out = append(make([]apply.File, 0, len(files)), files[:i]...)
-		}
-		if err != nil {
-			matched := ref
-			failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: &matched})
-			continue
-		}
-		if bound != nil { // nil: disabled for the object, or not its target
-			out = append(out, bound)
-		}
-	}
-	if out == nil {
-		return files, failed
-	}
-	return out, failed
+	return reg.BindForObject(files, func() (*registry.ObjectContext, *kpatch.ObjectRef) {
+		ref := kpatch.RefOf(obj, req.Namespace)
+		return h.objectContext(req, obj, &ref), &ref
+	})
 }
 
 // objectContext finds what the files read about the object: its
