@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -141,12 +144,16 @@ func TestStoreRefusesAPlantedVersion(t *testing.T) {
 	c := newHistoryClient(t, registryConfigMap("reg", map[string]string{"f.kpatch": goodFile}))
 	uid, goodRV := registryRV(t, c)
 	leader, leaderEvents := replica(c, true)
+	leader.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
 	follower, _ := replica(c, false)
 	syncOnce(t, leader)
 	syncOnce(t, follower)
 	edit(t, c, "reg", map[string]string{"f.kpatch": brokenFile})
 	syncOnce(t, leader)
 	leaderEvents.take()
+	if n := testutil.ToFloat64(leader.Metrics.LastGoodRefused); n != 0 {
+		t.Errorf("kpatch_last_good_refused_total %v before a version was planted", n)
+	}
 
 	plant(t, c, plantedFile, uid, goodRV)
 	late, _ := replica(c, false)
@@ -159,6 +166,9 @@ func TestStoreRefusesAPlantedVersion(t *testing.T) {
 	ev := leaderEvents.take()
 	if len(ev) != 1 || !strings.Contains(ev[0].note, "the stored version is not one the registry held") {
 		t.Errorf("leader's Events %+v", ev)
+	}
+	if n := testutil.ToFloat64(leader.Metrics.LastGoodRefused); n != 1 {
+		t.Errorf("kpatch_last_good_refused_total %v, want 1", n)
 	}
 	if data := storeConfigMap(t, c).Data; strings.Contains(data["reg_f.kpatch"], "99") {
 		t.Errorf("the leader kept the planted version: %v", data)

@@ -60,6 +60,9 @@ func (w *Watcher) logProblem(p registry.Problem) (reason, item string) {
 		w.Log.Error(p.Err, "registry file refused: its ConfigMap's layer label is invalid", "file", p.Ref.String())
 		return ReasonInvalidLayer, fmt.Sprintf("%s does not apply: %v", p.Ref.Key, p.Err)
 	}
+	if errors.Is(p.LastGoodErr, registry.ErrLastGoodRefused) {
+		w.Metrics.LastGoodVersionRefused()
+	}
 	kept := "it has no stored last good version, so it does not apply"
 	switch {
 	case p.LastGood:

@@ -101,6 +101,9 @@ type Metrics struct {
 	// PatchEventsDropped counts the Events on patched objects not
 	// recorded, by reason (EventRateLimited, EventUnnamed).
 	PatchEventsDropped *prometheus.CounterVec
+	// LastGoodRefused counts the stored last good versions the trust
+	// check refused (registry.ErrLastGoodRefused).
+	LastGoodRefused prometheus.Counter
 	// RegistryValidations counts the registry edits /validate-registry
 	// answered, by result (ValidationAccepted, ...).
 	RegistryValidations *prometheus.CounterVec
@@ -123,7 +126,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	reg.MustRegister(m.RejectedRequests)
 	m.newSourceMetric()
 	m.newValidationMetric()
-	reg.MustRegister(m.SourceConfigMapsRefused, m.RegistryValidations)
+	m.newLastGoodRefusedMetric()
+	reg.MustRegister(m.SourceConfigMapsRefused, m.RegistryValidations, m.LastGoodRefused)
 	return m
 }
 
