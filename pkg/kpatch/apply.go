@@ -213,7 +213,7 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if err != nil {
 		return err.orAt(pl.line, pl.valueCol)
 	}
-	a.setValueBytes(pl, val)
+	a.setValueBytes(pl, plainValue(val))
 	if err := a.walk(slot{}, pl, 0, val, vars); err != nil {
 		return err.orAt(pl.line, pl.col)
 	}
@@ -248,6 +248,9 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 			return nil, err.prefixed(pathText(pl.steps))
 		}
 		return out, nil
+	}
+	if s, ok := v.(sourced); ok && pl.maybeImagePart() {
+		return s, nil // the object tells: an image part takes the text, a field the value
 	}
 	out, err := coerce(v, pl.valueLeaf(), "")
 	if err != nil {

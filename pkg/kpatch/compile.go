@@ -437,10 +437,17 @@ func (pl *plan) lastStep() step {
 // valueLeaf is the type a value is converted to: none for what may be an
 // image part of a custom resource (its text is used as written).
 func (pl *plan) valueLeaf() *typeNode {
-	if _, maybe := pl.lastStep().(maybeImagePartStep); maybe {
+	if pl.maybeImagePart() {
 		return nil
 	}
 	return pl.leaf
+}
+
+// maybeImagePart reports whether the plan ends in what may be an image
+// part of a custom resource: the object tells when the plan runs.
+func (pl *plan) maybeImagePart() bool {
+	_, maybe := pl.lastStep().(maybeImagePartStep)
+	return maybe
 }
 
 // setValue converts a constant value to the leaf's type, or keeps a

@@ -241,3 +241,28 @@ func plainScalar(s string) bool {
 	v := m.Content[1]
 	return v.Kind == yamlv3.ScalarNode && v.Style == 0 && v.Value == s
 }
+
+func TestVariableIntoAnImagePartOfACustomResource(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  tag: 1.10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := mustPatch(t, "w.kpatch", "[widget.*]\nspec.image.tag: ${values.tag}\n").Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]any{
+		`"nginx:1.0"`: "nginx:1.10",               // an image reference: the tag as written
+		`{tag: 0}`:    map[string]any{"tag": 1.1}, // a field of a kind without a schema: the value
+	} {
+		obj := mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {image: "+in+"}\n")
+		out, err := p.Apply(obj, ApplyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out["spec"].(map[string]any)["image"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("image %s: got %#v, want %#v", in, got, want)
+		}
+		assertPlain(t, out)
+	}
+}

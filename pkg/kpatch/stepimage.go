@@ -23,6 +23,7 @@ func (x maybeImagePartStep) apply(a *applier, s slot, cur any, c cursor) *proble
 	if _, isString := cur.(string); isString {
 		return a.setImagePart(s, cur, c, x.name)
 	}
+	c.val = plainValue(c.val) // a variable's value, as YAML read it
 	return a.applyField(s, cur, c, x.name)
 }
 
@@ -43,7 +44,9 @@ func (a *applier) setImagePart(s slot, cur any, c cursor, part string) *problem 
 	}
 	text := ""
 	if pl.act != actDelete {
-		if pl.raw != "" && pl.tmpl == nil {
+		if sv, ok := c.val.(sourced); ok {
+			text = sv.text // a variable's value as its values file wrote it
+		} else if pl.raw != "" && pl.tmpl == nil {
 			text = pl.raw
 		} else if c.val != nil {
 			var ok bool
