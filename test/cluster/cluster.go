@@ -55,7 +55,30 @@ type Options struct {
 	// APIServerOutput, when set, receives kube-apiserver's standard output
 	// and error: its log, where a webhook call that failed open is told.
 	APIServerOutput io.Writer
+	// AuditLog has the API server write an audit log (Cluster.AuditLog)
+	// of the writes of Deployments, Pods and ConfigMaps, at the Metadata
+	// level: with the audit annotations of the webhooks that admitted
+	// them.
+	AuditLog bool
 }
+
+// auditPolicy is the audit policy of Options.AuditLog: the writes of
+// Deployments, Pods and ConfigMaps, once complete, at the Metadata level
+// (which carries the admission webhooks' audit annotations); nothing
+// else.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+  verbs: [create, update, patch]
+  resources:
+  - group: apps
+    resources: [deployments]
+  - group: ""
+    resources: [pods, configmaps]
+- level: None
+`
 
 // Cluster is a running control plane with the webhook configuration
 // installed. Webhooks are started on it with StartWebhook.
@@ -73,7 +96,10 @@ type Cluster struct {
 	// ClientCAFile, with Options.WebhookClientCertificate, is the CA of
 	// the API server's client certificate, for --client-ca-file.
 	ClientCAFile string
-	dir          string
+	// AuditLog, with Options.AuditLog, is the API server's audit log: a
+	// JSON audit.k8s.io/v1 Event a line.
+	AuditLog string
+	dir      string
 }
 
 // Start starts the control plane, installs the MutatingWebhookConfiguration
@@ -111,6 +137,19 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		apiServer := env.ControlPlane.GetAPIServer()
 		apiServer.Out, apiServer.Err = o.APIServerOutput, o.APIServerOutput
 	}
+	var auditLog string
+	if o.AuditLog {
+		policy := filepath.Join(dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		auditLog = filepath.Join(dir, "audit.log")
+		env.ControlPlane.GetAPIServer().Configure().
+			Set("audit-policy-file", policy).
+			Set("audit-log-path", auditLog).
+			Set("audit-log-format", "json")
+	}
 	var clientCA string
 	if o.WebhookClientCertificate {
 		if env.WebhookInstallOptions.LocalServingPort, err = FreePort(); err == nil {
@@ -127,7 +166,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
 	c := &Cluster{Env: env, Config: cfg, CertDir: env.WebhookInstallOptions.LocalServingCertDir, Port: env.WebhookInstallOptions.LocalServingPort, CAData: env.WebhookInstallOptions.LocalServingCAData,
-		ClientCAFile: clientCA, dir: dir}
+		ClientCAFile: clientCA, AuditLog: auditLog, dir: dir}
 	fail := func(err error) (*Cluster, error) {
 		_ = c.Stop()
 		return nil, err

@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +29,10 @@ var auditTrailFiles = map[string]string{
 // TestAuditTrail: on the real API server, with --annotate-applied the
 // object carries kpatch.dev/applied naming the file that changed it (at
 // its version) and not the file that changed nothing nor the audit-mode
-// file, a value the client wrote being overwritten; the audit-mode file
-// changes nothing and is counted would-patch; with --events-on-patch an
+// file, a value the client wrote being overwritten; the API server's
+// audit log records the answer's audit annotations (applied,
+// would-apply); the audit-mode file changes nothing and is counted
+// would-patch; with --events-on-patch an
 // Event on the object names the file.
 func TestAuditTrail(t *testing.T) {
 	const ns = "audittrail"
@@ -68,6 +73,23 @@ func TestAuditTrail(t *testing.T) {
 		t.Errorf("labels %v: want team from a-team, and no tier: c-audit changes nothing", d.Labels)
 	}
 
+	// the API server's audit log records the answer's audit annotations,
+	// under the webhook's name
+	wouldApply := "audittrail/c-audit.kpatch@" + kregistry.Version(auditTrailFiles["c-audit.kpatch"])
+	eventually(t, 30*time.Second, func() error {
+		annotations, err := auditAnnotations(env.AuditLog, "create", "deployments", ns, "web")
+		if err != nil {
+			return err
+		}
+		if got := annotations["mutate.kpatch.dev/applied"]; got != want {
+			return fmt.Errorf("audit annotation mutate.kpatch.dev/applied = %q, want %q (all: %v)", got, want, annotations)
+		}
+		if got := annotations["mutate.kpatch.dev/would-apply"]; got != wouldApply {
+			return fmt.Errorf("audit annotation mutate.kpatch.dev/would-apply = %q, want %q (all: %v)", got, wouldApply, annotations)
+		}
+		return nil
+	})
+
 	token, err := env.MetricsToken(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -98,4 +120,38 @@ func TestAuditTrail(t *testing.T) {
 		}
 		return fmt.Errorf("no Patched Event on Deployment web among %d", len(list.Items))
 	})
+}
+
+// auditEvent is what the tests read of an audit.k8s.io/v1 Event.
+type auditEvent struct {
+	Verb      string `json:"verb"`
+	Stage     string `json:"stage"`
+	ObjectRef struct {
+		Resource  string `json:"resource"`
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"objectRef"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// auditAnnotations returns the annotations of the completed request verb
+// of the object resource namespace/name in the API server's audit log.
+func auditAnnotations(log, verb, resource, namespace, name string) (map[string]string, error) {
+	if log == "" {
+		return nil, fmt.Errorf("the control plane writes no audit log")
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var e auditEvent
+		if len(line) == 0 || json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		if e.Verb == verb && e.Stage == "ResponseComplete" && e.ObjectRef.Resource == resource && e.ObjectRef.Namespace == namespace && e.ObjectRef.Name == name {
+			return e.Annotations, nil
+		}
+	}
+	return nil, fmt.Errorf("no %s of %s %s/%s in the audit log", verb, resource, namespace, name)
 }

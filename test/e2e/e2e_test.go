@@ -48,7 +48,7 @@ func run(m *testing.M) int {
 	var err error
 	// The configuration excludes kube-system only, so that the webhook's
 	// own refusal of the registry namespace is what the tests see.
-	if env, err = cluster.Start(ctx, cluster.Options{ExcludeNamespaces: []string{"kube-system"}}); err != nil {
+	if env, err = cluster.Start(ctx, cluster.Options{ExcludeNamespaces: []string{"kube-system"}, AuditLog: true}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
