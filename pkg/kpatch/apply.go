@@ -249,7 +249,9 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 		}
 		return out, nil
 	}
-	if s, ok := v.(sourced); ok && pl.maybeImagePart() {
+	if s, ok := v.(sourced); ok && s.value == nil && pl.imagePart() {
+		v = nil // a null removes an image part
+	} else if ok && pl.maybeImagePart() {
 		return s, nil // the object tells: an image part takes the text, a field the value
 	}
 	out, err := coerce(v, pl.valueLeaf(), "")
@@ -261,33 +263,38 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 
 // expandTemplate reads a template's variables: the variable's own value
 // for a value that is exactly one, else the text with the variables
-// spliced in, whose size is counted by ex before it is built.
+// spliced in, whose size is counted by ex before it is built. A variable
+// whose values file wrote it otherwise than it prints (1.0, yes) is
+// spliced both ways: the text as written, for a string field, and as
+// printed, for any other (sourced).
 func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	if ref := t.wholeVar(); ref != nil {
 		return lookupWhole(vars, ref, ex)
 	}
-	texts := make([]string, len(t.Parts))
-	n := 0
+	printed, written := make([]string, len(t.Parts)), make([]string, len(t.Parts))
+	differ, n := false, 0
 	for i, part := range t.Parts {
-		texts[i] = part.Text
+		printed[i], written[i] = part.Text, part.Text
 		if part.Var != nil {
 			val, err := lookup(vars, part.Var)
 			if err != nil {
 				return nil, err
 			}
-			texts[i] = spliceText(vars, part.Var, val)
+			printed[i], _ = scalarText(val)
+			written[i] = printed[i]
+			if text, ok := vars.TextOf(part.Var.Scope, part.Var.Path, val); ok && text != printed[i] {
+				written[i], differ = text, true
+			}
 		}
-		n += len(texts[i])
+		n += max(len(printed[i]), len(written[i]))
 	}
 	if err := ex.take(n); err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, text := range texts {
-		b.WriteString(text)
+	if !differ {
+		return strings.Join(printed, ""), nil
 	}
-	return b.String(), nil
+	return sourced{strings.Join(printed, ""), strings.Join(written, "")}, nil
 }
 
 // slot is a place that holds a value: a map entry, a list item, or (zero)

@@ -20,7 +20,7 @@ import (
 // null its text), and so do integers too large for 64 bits. Without a
 // schema (n nil or free-form) the value is kept as it is.
 func coerce(v any, n *typeNode, raw string) (any, *problem) {
-	v, raw = unwrapSourced(v, raw, n.holdsText())
+	v, raw = unwrapSourced(v, raw, n)
 	if v == nil || n == nil || n.kind == tAny {
 		return v, nil
 	}
@@ -37,12 +37,6 @@ func coerce(v any, n *typeNode, raw string) (any, *problem) {
 		return coerceQuantity(v, n)
 	}
 	return nil, errorf(ErrValue, "the field is %s; a .kpatch value is a scalar (use the YAML patch format for structures)", n.describe())
-}
-
-// holdsText reports whether the field holds text: a string, or bytes
-// written as base64 text.
-func (n *typeNode) holdsText() bool {
-	return n != nil && (n.kind == tString || n.kind == tBytes)
 }
 
 // mismatch is the problem of a value that does not fit its field.
@@ -186,7 +180,7 @@ type treeCoercer struct {
 }
 
 func (c *treeCoercer) value(v any, n *typeNode) (any, *problem) {
-	v, raw := unwrapSourced(v, "", n.holdsText())
+	v, raw := unwrapSourced(v, "", n)
 	if v == nil {
 		return nil, nil
 	}
@@ -219,7 +213,7 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 	out := make(map[string]any, len(x))
 	for _, k := range slices.Sorted(maps.Keys(x)) {
 		if c.directives && strings.HasPrefix(k, "$") {
-			out[k] = x[k]
+			out[k] = plainValue(x[k]) // a directive's lists, as YAML read them
 			continue
 		}
 		elem := n.elem

@@ -443,6 +443,16 @@ func (pl *plan) valueLeaf() *typeNode {
 	return pl.leaf
 }
 
+// imagePart reports whether the plan ends in an image part, or what may
+// be one.
+func (pl *plan) imagePart() bool {
+	switch pl.lastStep().(type) {
+	case imagePartStep, maybeImagePartStep:
+		return true
+	}
+	return false
+}
+
 // maybeImagePart reports whether the plan ends in what may be an image
 // part of a custom resource: the object tells when the plan runs.
 func (pl *plan) maybeImagePart() bool {

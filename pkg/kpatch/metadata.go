@@ -101,7 +101,7 @@ func (e *MetaValue) eval(vars *Variables) (any, *problem) {
 	}
 	var ex expansion
 	v, err := expandTemplate(&e.Value, vars, &ex)
-	return plainValue(v), err
+	return printedValue(v), err
 }
 
 // error places a problem of the value at it.

@@ -22,41 +22,36 @@ func sourcedScalar(v *Variables, ref *VarRef, val any) any {
 	return val
 }
 
-// spliceText is the text a variable's scalar puts into a text:
-// the text it was written as, if known, else the value printed.
-func spliceText(v *Variables, ref *VarRef, val any) string {
-	if text, ok := v.TextOf(ref.Scope, ref.Path, val); ok && val != nil {
-		return text
-	}
-	text, _ := scalarText(val)
-	return text
-}
-
-// unwrapSourced returns a value and the text it was written as ("" for
-// one without); a null keeps its text only for a string field, where
-// stringField says so.
-func unwrapSourced(v any, raw string, stringField bool) (any, string) {
+// unwrapSourced returns the value v gives a field of type n, and the
+// text it was written as (raw for a v that is no sourced): a string field
+// receives the text (a null's too), a field without a type the text of a
+// splice (text, as written) and the value of anything else, any other
+// field the value, as YAML read it or as a splice printed it.
+func unwrapSourced(v any, raw string, n *typeNode) (any, string) {
 	s, ok := v.(sourced)
 	if !ok {
 		return v, raw
 	}
-	if s.value == nil && stringField {
+	_, splice := s.value.(string)
+	if n != nil && n.kind == tString || splice && (n == nil || n.kind == tAny) {
 		return s.text, s.text
 	}
 	return s.value, s.text
 }
 
 // plainValue unwraps every sourced scalar of a value built by expanding
-// variables (whose maps and lists the expansion made, and which it
-// therefore changes in place).
+// variables, for a place without a type (whose maps and lists the
+// expansion made, and which it therefore changes in place): a splice is
+// its text as written, a variable's scalar its value.
 func plainValue(v any) any {
 	switch x := v.(type) {
 	case sourced:
-		return x.value
+		u, _ := unwrapSourced(x, "", nil)
+		return u
 	case map[string]any:
 		for k, e := range x {
 			if s, ok := e.(sourced); ok {
-				x[k] = s.value
+				x[k], _ = unwrapSourced(s, "", nil)
 			} else if isNode(e) {
 				plainValue(e)
 			}
@@ -64,11 +59,20 @@ func plainValue(v any) any {
 	case []any:
 		for i, e := range x {
 			if s, ok := e.(sourced); ok {
-				x[i] = s.value
+				x[i], _ = unwrapSourced(s, "", nil)
 			} else if isNode(e) {
 				plainValue(e)
 			}
 		}
+	}
+	return v
+}
+
+// printedValue is a value as it prints: a sourced's value (a splice as
+// the values printed, for what reads a value's truth: enabled:).
+func printedValue(v any) any {
+	if s, ok := v.(sourced); ok {
+		return s.value
 	}
 	return v
 }

@@ -192,7 +192,7 @@ func FuzzValueText(f *testing.F) {
 		"123456789012345678901234567890", "yes", "True", "off", "y", "null", "~", "2001-12-14", "abc", "x y"} {
 		f.Add(s)
 	}
-	p := mustPatch(f, "f.kpatch", "[configmap.c]\ndata.x: ${values.x}\n")
+	p := mustPatch(f, "f.kpatch", "[configmap.c]\ndata.x: ${values.x}\ndata.y: \"v${values.x}\"\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		if !plainScalar(s) {
 			t.Skip()
@@ -219,6 +219,9 @@ func FuzzValueText(f *testing.F) {
 			}
 			if got := out["data"].(map[string]any)["x"]; got != s {
 				t.Errorf("%s: values.x written %q (read as %#v) reached the string field as %#v", name, s, vars.Values["x"], got)
+			}
+			if got := out["data"].(map[string]any)["y"]; got != "v"+s {
+				t.Errorf("%s: values.x written %q (read as %#v) was spliced as %#v", name, s, vars.Values["x"], got)
 			}
 		}
 	})
@@ -265,4 +268,134 @@ func TestVariableIntoAnImagePartOfACustomResource(t *testing.T) {
 		}
 		assertPlain(t, out)
 	}
+}
+
+// TestSplicedVariablesKeepTheirValueOutsideStringFields: a quoted or
+// spliced variable is text as written in a string field, and as its value
+// prints anywhere else: an integer, a boolean, whether a file is enabled.
+func TestSplicedVariablesKeepTheirValueOutsideStringFields(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  oct: 010\n  n: 3.0\n  nul: null\n  zero: 0.0\nfeatures:\n  host: on\n  canary: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `[deployment.web]
+replicas: "${values.oct}"
+annotations.oct: "${values.oct}"
+annotations.nul: "v${values.nul}"
+hostNetwork: "${features.host}"
+annotations.host: "${features.host}"
+`
+	p, err := mustPatch(t, "s.kpatch", src).Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Apply(mustObject(t, webDeployment), ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := out["spec"].(map[string]any)
+	if spec["replicas"] != int64(8) {
+		t.Errorf("replicas %#v, want 8 (010 as YAML 1.1 reads it, as unquoted)", spec["replicas"])
+	}
+	if got := spec["template"].(map[string]any)["spec"].(map[string]any)["hostNetwork"]; got != true {
+		t.Errorf("hostNetwork %#v, want true", got)
+	}
+	annotations := out["metadata"].(map[string]any)["annotations"].(map[string]any)
+	for k, want := range map[string]string{"oct": "010", "nul": "vnull", "host": "on"} {
+		if annotations[k] != want {
+			t.Errorf("annotation %s = %#v, want %q", k, annotations[k], want)
+		}
+	}
+	p3, err := mustPatch(t, "n.kpatch", "[deployment.web]\nreplicas: \"${values.n}\"\n").Bind(vars)
+	if err != nil {
+		t.Fatalf("3.0 quoted into replicas: %v", err)
+	}
+	if out, err = p3.Apply(mustObject(t, webDeployment), ApplyOptions{}); err != nil || out["spec"].(map[string]any)["replicas"] != int64(3) {
+		t.Errorf("3.0 quoted into replicas: %v %v", out["spec"], err)
+	}
+	// enabled: reads the value, not its spelling: off and 0.0 disable
+	for _, cond := range []string{`"${features.canary}"`, `"${values.zero}"`, `${features.canary}`} {
+		p, err := mustPatch(t, "e.kpatch", "# kpatch:enabled: "+cond+"\n[deployment.web]\nlabels.on: \"yes\"\n").Bind(vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enabled, err := p.Enabled(); err != nil || enabled {
+			t.Errorf("enabled: %s: %v %v, want disabled", cond, enabled, err)
+		}
+	}
+}
+
+func TestVariableNullOutsideStringFields(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  nul: null\n  tilde: ~\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a null removes an image part, as an empty value does
+	for _, v := range []string{"nul", "tilde"} {
+		p, err := mustPatch(t, "i.kpatch", "[deployment.web.containers.name=app]\nimage.tag: ${values."+v+"}\n\n[widget.w]\nspec.image.tag: ${values."+v+"}\n").Bind(vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.Apply(mustObject(t, webDeployment), ApplyOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		c := out["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		if image, _ := c["image"].(string); image == "" || strings.Contains(image, ":") {
+			t.Errorf("%s: image %#v, want the tag removed", v, c["image"])
+		}
+		w, err := p.Apply(mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {image: \"nginx:1.0\"}\n"), ApplyOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if got := w["spec"].(map[string]any)["image"]; got != "nginx" {
+			t.Errorf("%s: custom resource image %#v, want the tag removed", v, got)
+		}
+	}
+	// a Secret's data holds base64, not text: a null stays null
+	p, err := mustPatch(t, "s.kpatch", "[secret.s]\ndata.b: ${values.nul}\n").Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Apply(mustObject(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: eA==}\n"), ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := out["data"].(map[string]any)["b"]; !ok || got != nil {
+		t.Errorf("Secret data.b %#v, want null", got)
+	}
+}
+
+// TestStrategicDirectivesTakeVariablesAsValues: the lists of a strategic
+// merge patch's directives hold values, not texts.
+func TestStrategicDirectivesTakeVariablesAsValues(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  groups: [1_000]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `- target: deployment.web
+  type: strategic
+  patch:
+    spec:
+      template:
+        spec:
+          securityContext:
+            $deleteFromPrimitiveList/supplementalGroups: "${values.groups}"
+`
+	p, err := mustPatch(t, "d.yaml", src).Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := mustObject(t, webDeployment)
+	podSpec := obj["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	podSpec["securityContext"] = map[string]any{"supplementalGroups": []any{int64(1000), int64(2000)}}
+	out, err := p.Apply(obj, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["securityContext"]
+	if want := map[string]any{"supplementalGroups": []any{int64(2000)}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("securityContext %#v, want %#v", got, want)
+	}
+	assertPlain(t, out)
 }

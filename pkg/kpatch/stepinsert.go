@@ -129,7 +129,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 		if err != nil {
 			return err.orAt(sub.line, sub.valueCol)
 		}
-		a.setValueBytes(sub, val)
+		a.setValueBytes(sub, plainValue(val))
 		if e := a.walk(s, sub, 0, val, vars); e != nil {
 			return e
 		}

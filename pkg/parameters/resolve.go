@@ -22,10 +22,8 @@ func (v *Values) applyDefaults(errs *errorList) {
 				*s = slot{failed: true}
 				errs.add(prob.at(p.defSrc, p.name))
 			case s.set: // an object set in part by layers, over its default
+				s.texts = variables.MergeTexts(defTexts, s.value, s.texts)
 				s.value, s.partial = jsonvalue.MergeMaps(def.(map[string]any), s.value.(map[string]any)), false
-				a, _ := defTexts.(map[string]any)
-				b, _ := s.texts.(map[string]any)
-				s.texts = mergeTexts(a, b)
 			default:
 				*s = slot{value: def, texts: defTexts, src: p.defSrc, set: true}
 			}

@@ -27,18 +27,14 @@ func (v *Values) assignUntyped(l *Layer, a *Assignment) *Error {
 		}
 		m = &v.untyped.Features
 	}
+	texts := a.Texts
 	if vm, isMap := val.(map[string]any); isMap && len(a.Path) == 1 {
 		base, _ := (*m)[a.Path[0]].(map[string]any)
 		val = jsonvalue.MergeMaps(base, vm)
+		texts = variables.MergeTexts(v.untyped.TextsAt(a.Scope, a.Path), vm, texts)
 	}
 	*m = variables.SetPath(*m, a.Path, val)
-	if a.Texts != nil { // merged as the value is; a stale text no longer denotes its value
-		texts := a.Texts
-		for i := len(a.Path) - 1; i >= 0; i-- {
-			texts = map[string]any{a.Path[i]: texts}
-		}
-		v.untyped.Texts = jsonvalue.MergeMaps(v.untyped.Texts, map[string]any{a.Scope: texts})
-	}
+	v.untyped.SetText(a.Scope, a.Path, texts) // the texts of the value set, and no other
 	return nil
 }
 

@@ -137,11 +137,7 @@ func (p *Parameter) convert(a *Assignment, cur *slot) (any, any, *problem) {
 			return nil, nil, problemf(ErrType, "%v cannot be held in a Kubernetes object", a.Value)
 		}
 		base, _ := cur.value.(map[string]any)
-		texts := any(baseTexts)
-		if a.Texts != nil {
-			texts = variables.SetPath(baseTexts, a.Path[1:], a.Texts)
-		}
-		return variables.SetPath(base, a.Path[1:], val), texts, nil
+		return variables.SetPath(base, a.Path[1:], val), nilIfEmpty(variables.ReplaceText(baseTexts, a.Path[1:], a.Texts)), nil
 	}
 	var (
 		val   any
@@ -160,19 +156,17 @@ func (p *Parameter) convert(a *Assignment, cur *slot) (any, any, *problem) {
 		return nil, nil, prob
 	}
 	if base, ok := cur.value.(map[string]any); ok && p.typ == Object {
-		newTexts, _ := texts.(map[string]any)
-		return jsonvalue.MergeMaps(base, val.(map[string]any)), mergeTexts(baseTexts, newTexts), nil
+		return jsonvalue.MergeMaps(base, val.(map[string]any)), variables.MergeTexts(cur.texts, val, texts), nil
 	}
 	return val, texts, nil
 }
 
-// mergeTexts merges the texts of two objects that merge; nil when
-// neither has any.
-func mergeTexts(a, b map[string]any) any {
-	if a == nil && b == nil {
+// nilIfEmpty is m, or nil (no texts) when it holds none.
+func nilIfEmpty(m map[string]any) any {
+	if len(m) == 0 {
 		return nil
 	}
-	return jsonvalue.MergeMaps(a, b)
+	return m
 }
 
 // variables copies the resolved values out, in declaration order.

@@ -429,3 +429,45 @@ func TestResolveKeepsTexts(t *testing.T) {
 		check(t, vars, "values", []string{"db", "host"}, "1.10")
 	})
 }
+
+// TestResolveDropsStaleTexts: a value set over another keeps no text of
+// the value it replaced.
+func TestResolveDropsStaleTexts(t *testing.T) {
+	s := mustParse(t, "parameters:\n- {name: db, type: object, default: {port: 5432.0, tls: on}}\n- {name: ver, type: number}\n")
+	text := func(vars *variables.Variables, path ...string) string {
+		val, _ := variables.Lookup(vars.Values, path)
+		got, _ := vars.TextOf(variables.ScopeValues, path, val)
+		return got
+	}
+	vars, err := s.Resolve(valuesLayer(t, "values: {db: {port: 5432}, ver: 1.0}\n"), flags(t, []string{"values.ver=1"}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(vars, "db", "port"); got != "" {
+		t.Errorf("db.port: text %q of the default kept over the values file's 5432", got)
+	}
+	if got := text(vars, "db", "tls"); got != "on" {
+		t.Errorf("db.tls: text %q, want the default's on", got)
+	}
+	if got := text(vars, "ver"); got != "" {
+		t.Errorf("ver: text %q kept over --set values.ver=1", got)
+	}
+	vars, err = s.Resolve(NamespaceAnnotations("team", map[string]string{AnnotationPrefix + "db": "{tls: true}"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(vars, "db", "tls"); got != "" {
+		t.Errorf("db.tls: text %q of the default kept over the annotation's true", got)
+	}
+	var none *Schema
+	vars, err = none.Resolve(valuesLayer(t, "values: {ver: 1.0, db: {port: 010}}\n"), valuesLayer(t, "values: {ver: 1, db: {host: x}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(vars, "ver"); got != "" {
+		t.Errorf("untyped ver: text %q kept over 1", got)
+	}
+	if got := text(vars, "db", "port"); got != "010" {
+		t.Errorf("untyped db.port: text %q, want 010 (the later map does not set it)", got)
+	}
+}

@@ -46,24 +46,51 @@ func TextsOf(n *yamlv3.Node) any {
 			return out
 		}
 	case yamlv3.MappingNode:
-		var out map[string]any
+		// the map's own keys, then those of the maps merged in (<<)
+		// that it does not set, the first map merged in first
+		out, own := map[string]any{}, map[string]bool{}
+		var merges []*yamlv3.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind == yamlv3.AliasNode && k.Alias != nil {
 				k = k.Alias
 			}
-			if t := TextsOf(n.Content[i+1]); t != nil && k.Kind == yamlv3.ScalarNode {
-				if out == nil {
-					out = map[string]any{}
+			switch {
+			case k.Kind != yamlv3.ScalarNode:
+			case k.Tag == "!!merge" || k.Style == 0 && k.Value == "<<":
+				merges = append(merges, mergeSources(n.Content[i+1])...)
+			default:
+				own[k.Value] = true
+				if t := TextsOf(n.Content[i+1]); t != nil {
+					out[k.Value] = t
 				}
-				out[k.Value] = t
 			}
 		}
-		if out != nil {
+		for _, src := range merges {
+			m, _ := TextsOf(src).(map[string]any)
+			for k, t := range m {
+				if _, set := out[k]; !set && !own[k] {
+					out[k] = t
+				}
+			}
+		}
+		if len(out) > 0 {
 			return out
 		}
 	}
 	return nil
+}
+
+// mergeSources are the maps a merge key (<<) merges in: one map, or a
+// list of them.
+func mergeSources(n *yamlv3.Node) []*yamlv3.Node {
+	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yamlv3.SequenceNode {
+		return n.Content
+	}
+	return []*yamlv3.Node{n}
 }
 
 // textsOfDocument reads the mirror of a values document; nil when it does
@@ -245,16 +272,70 @@ func yaml11Bool(s string) bool {
 }
 
 // SetText records the text (a string, or a mirror) of the variable
-// scope.path; nil records nothing.
+// scope.path, set anew: nil forgets the text it had.
 func (v *Variables) SetText(scope string, path []string, text any) {
-	if text == nil {
+	cur, _ := v.Texts[scope].(map[string]any)
+	if text == nil && cur == nil {
 		return
 	}
 	if v.Texts == nil {
 		v.Texts = map[string]any{}
 	}
-	cur, _ := v.Texts[scope].(map[string]any)
-	v.Texts[scope] = SetPath(cur, path, text)
+	v.Texts[scope] = ReplaceText(cur, path, text)
+}
+
+// ReplaceText returns a copy of the mirror m whose entry at path is text,
+// or, for a nil text, has none.
+func ReplaceText(m map[string]any, path []string, text any) map[string]any {
+	if text != nil {
+		return SetPath(m, path, text)
+	}
+	if _, ok := m[path[0]]; !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	if len(path) == 1 {
+		delete(out, path[0])
+	} else if next, ok := out[path[0]].(map[string]any); ok {
+		out[path[0]] = ReplaceText(next, path[1:], nil)
+	} else {
+		delete(out, path[0]) // a text where a map now is
+	}
+	return out
+}
+
+// MergeTexts returns the mirror of jsonvalue.MergeMaps(base, over): the
+// texts of base where over sets nothing, over's (overTexts) where it sets
+// a value. base is the mirror of base's value.
+func MergeTexts(base any, over any, overTexts any) any {
+	om, isMap := over.(map[string]any)
+	if !isMap {
+		return overTexts // over replaces the value whole
+	}
+	bm, _ := base.(map[string]any)
+	otm, _ := overTexts.(map[string]any)
+	var out map[string]any
+	put := func(k string, t any) {
+		if t == nil {
+			return
+		}
+		if out == nil {
+			out = make(map[string]any, len(bm)+len(otm))
+		}
+		out[k] = t
+	}
+	for k, t := range bm {
+		if _, set := om[k]; !set {
+			put(k, t)
+		}
+	}
+	for k, ov := range om {
+		put(k, MergeTexts(bm[k], ov, otm[k]))
+	}
+	if out == nil {
+		return nil
+	}
+	return out
 }
 
 // SetPath returns a copy of m with the value at path set, maps made on

@@ -107,3 +107,46 @@ func TestTextOfKeepsTheWrittenTextWhileItDenotesTheValue(t *testing.T) {
 	var none *Variables
 	check(none, ScopeValues, []string{"ver"}, 1.0, "", false)
 }
+
+// TestALaterValueDropsTheEarlierText: a layer that sets a value, written
+// as it prints, leaves no text of the value it replaced (1.0 then 1 is
+// "1", not "1.0").
+func TestALaterValueDropsTheEarlierText(t *testing.T) {
+	first, err := Load([]byte("values:\n  ver: 1.0\n  on: yes\n  db: {port: 5432.0, tls: on}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Load([]byte("values:\n  ver: 1\n  on: true\n  db: {port: 5432}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := first.Merge(second)
+	for _, path := range [][]string{{"ver"}, {"on"}, {"db", "port"}} {
+		val, _ := Lookup(merged.Values, path)
+		if text, ok := merged.TextOf(ScopeValues, path, val); ok {
+			t.Errorf("%v: the earlier text %q is kept", path, text)
+		}
+	}
+	if text, _ := merged.TextOf(ScopeValues, []string{"db", "tls"}, true); text != "on" {
+		t.Errorf("db.tls: text %q, want on (the later layer does not set it)", text)
+	}
+	if err := first.Set("values.ver=1"); err != nil {
+		t.Fatal(err)
+	}
+	if text, ok := first.TextOf(ScopeValues, []string{"ver"}, first.Values["ver"]); ok {
+		t.Errorf("--set values.ver=1 after 1.0: the earlier text %q is kept", text)
+	}
+}
+
+func TestTextsOfMergeKeys(t *testing.T) {
+	v, err := Load([]byte("values:\n  base: &b {ver: 1.0, tag: 010}\n  app:\n    <<: *b\n    tag: 7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := v.TextOf(ScopeValues, []string{"app", "ver"}, v.Values["app"].(map[string]any)["ver"]); text != "1.0" {
+		t.Errorf("app.ver merged in: text %q, want 1.0", text)
+	}
+	if text, ok := v.TextOf(ScopeValues, []string{"app", "tag"}, v.Values["app"].(map[string]any)["tag"]); ok {
+		t.Errorf("app.tag set by the map itself: text %q, want none", text)
+	}
+}

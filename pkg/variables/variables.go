@@ -98,18 +98,19 @@ func (v *Variables) assign(assignment string, asString bool) error {
 	if err != nil {
 		return fmt.Errorf("%q: %s", assignment, err)
 	}
-	var val any = text
+	var val, written any = text, nil // written: the text kept, if any
 	if !asString {
 		if val, err = scalarValue(text); err != nil {
 			return fmt.Errorf("%q: %s", assignment, err)
 		}
 		if _, isText := val.(string); !isText && NeedsText(text, val) {
-			v.SetText(scope, path, text)
+			written = text
 		}
 	}
 	if _, isBool := val.(bool); scope == ScopeFeatures && !isBool {
 		return fmt.Errorf("%q: features are booleans (true or false)", assignment)
 	}
+	v.SetText(scope, path, written) // nil: a text it had was the old value's
 	m := &v.Values
 	if scope == ScopeFeatures {
 		m = &v.Features
@@ -217,11 +218,29 @@ func (v *Variables) Merge(o *Variables) *Variables {
 		out.Values, out.Features, out.Texts, out.Builtins = v.Values, v.Features, v.Texts, v.Builtins
 	}
 	if o != nil {
+		out.Texts = mergeScopeTexts(out.Texts, o)
 		out.Values = jsonvalue.MergeMaps(out.Values, o.Values)
 		out.Features = jsonvalue.MergeMaps(out.Features, o.Features)
-		out.Texts = jsonvalue.MergeMaps(out.Texts, o.Texts)
 		if o.Builtins != nil {
 			out.Builtins = o.Builtins
+		}
+	}
+	return out
+}
+
+// mergeScopeTexts is the mirror of the texts of Merge: base's where o
+// sets nothing, o's where it sets a value.
+func mergeScopeTexts(base map[string]any, o *Variables) map[string]any {
+	if base == nil && o.Texts == nil {
+		return nil
+	}
+	var out map[string]any
+	for scope, over := range map[string]map[string]any{ScopeValues: o.Values, ScopeFeatures: o.Features} {
+		if t := MergeTexts(base[scope], over, o.Texts[scope]); t != nil {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[scope] = t
 		}
 	}
 	return out
