@@ -212,6 +212,13 @@ func Denotes(text string, val any) bool {
 	if i, err := strconv.ParseInt(t, 0, 64); err == nil && intEquals(val, i, want) { // 0x1F, 0o17, 017
 		return true
 	}
+	for prefix, base := range map[string]int{"0o": 8, "0x": 16, "0b": 2} { // a sign after the prefix, as yaml.v3 reads it
+		if rest, ok := strings.CutPrefix(t, prefix); ok {
+			if i, err := strconv.ParseInt(rest, base, 64); err == nil && intEquals(val, i, want) {
+				return true
+			}
+		}
+	}
 	if i, err := strconv.ParseInt(t, 10, 64); err == nil { // 017 read in base 10, as YAML 1.2 does
 		return intEquals(val, i, want)
 	}

@@ -21,6 +21,8 @@ func TestDenotes(t *testing.T) {
 		{"010", int64(8), true},  // YAML 1.1 octal
 		{"010", int64(10), true}, // read in base 10
 		{"0o10", int64(8), true},
+		{"0o+0", int64(0), true}, // yaml.v3 reads a sign after the prefix
+		{"0x-1F", int64(-31), true},
 		{"0x1F", int64(31), true},
 		{"1_000", int64(1000), true},
 		{"1e3", float64(1000), true},
