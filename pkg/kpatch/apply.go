@@ -232,7 +232,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf, t.src, false)
+		out, err := coerceTree(tree, pl.leaf, t.src)
 		if err != nil {
 			return nil, err.prefixed(pathText(pl.steps))
 		}
@@ -243,7 +243,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 		return nil, err
 	}
 	if isNode(v) { // an array or object parameter, whole
-		out, err := coerceTree(v, pl.leaf, nil, false)
+		out, err := coerceTree(v, pl.leaf, nil)
 		if err != nil {
 			return nil, err.prefixed(pathText(pl.steps))
 		}

@@ -165,21 +165,33 @@ func coerceQuantity(v any, n *typeNode) (any, *problem) {
 // coerceTree converts a structured value (a YAML patch file's map or
 // list) to the schema below n, as coerce does for each scalar: the fields
 // of a struct must exist. src, when known, places problems at their line
-// and column; directives lets the $-keys of a strategic merge patch
-// through.
-func coerceTree(v any, n *typeNode, src *treeSource, directives bool) (any, *problem) {
-	c := &treeCoercer{src: src, directives: directives}
+// and column.
+func coerceTree(v any, n *typeNode, src *treeSource) (any, *problem) {
+	c := &treeCoercer{src: src}
+	return c.value(v, n)
+}
+
+// coercePatch converts a merge patch, or with strategic a strategic
+// merge patch, as coerceTree does a value: a null (a variable's too)
+// removes its field, and a strategic patch's $-directives pass, their
+// lists typed as the list they name when they hold variables.
+func coercePatch(v any, n *typeNode, src *treeSource, strategic bool) (any, *problem) {
+	c := &treeCoercer{src: src, patch: true, directives: strategic}
 	return c.value(v, n)
 }
 
 // treeCoercer walks a structured value and its schema together.
 type treeCoercer struct {
 	src        *treeSource
-	directives bool
+	patch      bool     // a merge patch: a null removes a field
+	directives bool     // a strategic merge patch: $-keys are directives
 	path       []string // keys, and list indexes written [i]
 }
 
 func (c *treeCoercer) value(v any, n *typeNode) (any, *problem) {
+	if s, ok := v.(sourced); ok && s.value == nil && c.patch {
+		return nil, nil // a null in a patch removes the field
+	}
 	v, raw := unwrapSourced(v, "", n)
 	if v == nil {
 		return nil, nil
@@ -213,7 +225,11 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 	out := make(map[string]any, len(x))
 	for _, k := range slices.Sorted(maps.Keys(x)) {
 		if c.directives && strings.HasPrefix(k, "$") {
-			out[k] = plainValue(x[k]) // a directive's lists, as YAML read them
+			d, err := c.directive(k, x[k], n)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = d
 			continue
 		}
 		elem := n.elem
@@ -231,6 +247,25 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 		out[k] = r
 	}
 	return out, nil
+}
+
+// directive returns the value of the directive k of a strategic merge
+// patch in the map n: as written, or, when it holds variables, the list
+// of $deleteFromPrimitiveList/NAME and $setElementOrder/NAME typed as
+// the list NAME (strings keep their text), anything else as YAML read
+// it.
+func (c *treeCoercer) directive(k string, v any, n *typeNode) (any, *problem) {
+	if !holdsSourced(v) {
+		return v, nil
+	}
+	_, name, found := strings.Cut(k, "/")
+	if list := n.fields[name]; found && n.kind == tStruct && list != nil && list.kind == tList {
+		c.path = append(c.path, k)
+		out, err := c.value(v, list)
+		c.path = c.path[:len(c.path)-1]
+		return out, err
+	}
+	return plainValue(v), nil
 }
 
 func (c *treeCoercer) listValue(x []any, n *typeNode) (any, *problem) {

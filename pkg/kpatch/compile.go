@@ -469,7 +469,7 @@ func (pl *plan) setValue(v *Value, col int) {
 		return
 	}
 	if v.Tree != nil {
-		val, err := coerceTree(v.Tree, pl.leaf, v.src, false)
+		val, err := coerceTree(v.Tree, pl.leaf, v.src)
 		if err == nil && !finite(val) { // a Value built without the parser
 			err = errorf(ErrValue, "the value holds an infinity or NaN, which JSON cannot carry")
 		}

@@ -61,7 +61,7 @@ func compileMerge(m *MergeEntry) *section {
 
 // convert converts a patch to the schema below root.
 func (op *mergeOp) convert(patch map[string]any, root *typeNode) (map[string]any, *problem) {
-	out, err := coerceTree(patch, root, op.entry.src, op.entry.Strategic)
+	out, err := coercePatch(patch, root, op.entry.src, op.entry.Strategic)
 	if err != nil {
 		return nil, op.place(err)
 	}

@@ -68,6 +68,28 @@ func plainValue(v any) any {
 	return v
 }
 
+// holdsSourced reports whether a value built by expanding variables
+// holds a sourced scalar.
+func holdsSourced(v any) bool {
+	switch x := v.(type) {
+	case sourced:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if holdsSourced(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsSourced(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // printedValue is a value as it prints: a sourced's value (a splice as
 // the values printed, for what reads a value's truth: enabled:).
 func printedValue(v any) any {

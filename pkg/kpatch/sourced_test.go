@@ -399,3 +399,54 @@ func TestStrategicDirectivesTakeVariablesAsValues(t *testing.T) {
 	}
 	assertPlain(t, out)
 }
+
+// TestVariablesInMergePatches: a null removes its field, as a constant
+// null does; a directive's list is typed as the list it names.
+func TestVariablesInMergePatches(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  nul: ~\n  m: {drop: ~, keep: 1.0}\n  drop: [1.10]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `- target: deployment.web
+  type: merge
+  patch:
+    metadata:
+      labels: {gone: "${values.nul}"}
+      annotations: "${values.m}"
+- target: deployment.web
+  type: strategic
+  patch:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: app
+            $deleteFromPrimitiveList/args: "${values.drop}"
+`
+	p, err := mustPatch(t, "m.yaml", src).Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := mustObject(t, webDeployment)
+	md := obj["metadata"].(map[string]any)
+	md["labels"] = map[string]any{"gone": "x", "app": "web"}
+	md["annotations"] = map[string]any{"drop": "x"}
+	c := obj["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	c["args"] = []any{"1.10", "keep"}
+	out, err := p.Apply(obj, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = out["metadata"].(map[string]any)
+	if got, want := md["labels"], map[string]any{"app": "web"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("labels %#v, want %#v (a null removes)", got, want)
+	}
+	if got, want := md["annotations"], map[string]any{"keep": "1.0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("annotations %#v, want %#v", got, want)
+	}
+	c = out["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	if got, want := c["args"], []any{"keep"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("args %#v, want %#v", got, want)
+	}
+	assertPlain(t, out)
+}

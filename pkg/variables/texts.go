@@ -279,16 +279,19 @@ func yaml11Bool(s string) bool {
 }
 
 // SetText records the text (a string, or a mirror) of the variable
-// scope.path, set anew: nil forgets the text it had.
+// scope.path, set anew: nil forgets the text it had. The mirrors v held
+// are not modified (another Variables may share them).
 func (v *Variables) SetText(scope string, path []string, text any) {
 	cur, _ := v.Texts[scope].(map[string]any)
 	if text == nil && cur == nil {
 		return
 	}
-	if v.Texts == nil {
-		v.Texts = map[string]any{}
+	texts := maps.Clone(v.Texts)
+	if texts == nil {
+		texts = map[string]any{}
 	}
-	v.Texts[scope] = ReplaceText(cur, path, text)
+	texts[scope] = ReplaceText(cur, path, text)
+	v.Texts = texts
 }
 
 // ReplaceText returns a copy of the mirror m whose entry at path is text,
