@@ -188,3 +188,23 @@ func TestValuesFeatureAnnotation(t *testing.T) {
 		t.Errorf("off: %v", got)
 	}
 }
+
+// TestValuesThatDoNotFitTheFieldNameTheAnnotation: a value the schema
+// takes but the field does not (the text "many" of a string parameter
+// into replicas) leaves the file out with a warning naming the
+// annotation, as a value the schema refuses does.
+func TestValuesThatDoNotFitTheFieldNameTheAnnotation(t *testing.T) {
+	files := map[string]string{
+		registry.ParametersKey: "parameters:\n- {name: count, type: string, default: \"2\"}\n- {name: team, type: string, default: x}\n",
+		"count.kpatch":         "[deployment.web]\nreplicas: ${values.count}\nlabels.team: ${values.team}\n",
+		"team.kpatch":          "[deployment.web]\nlabels.owner: ${values.team}\n",
+	}
+	h := valuesHandler(t, files, namespaces{"shop": namespace("shop", map[string]string{"values.kpatch.dev/count": "many", "values.kpatch.dev/team": "a"})})
+	got, warns, _ := patchedLabels(t, h, "shop", "")
+	if got["owner"] != "a" || got["/spec/replicas"] != "" || len(warns) != 1 ||
+		!strings.Contains(warns[0], `reg/count.kpatch: not applied: namespace shop annotation values.kpatch.dev/count: `) ||
+		strings.Contains(warns[0], "values.kpatch.dev/team") ||
+		!strings.Contains(warns[0], `spec.replicas: the field wants an integer, not "many"`) {
+		t.Errorf("got %v, warnings %q", got, warns)
+	}
+}

@@ -158,7 +158,46 @@ func (fv *fileValues) resolve(oc *ObjectContext, ns, obj []Annotation) (*kpatch.
 	if err = fv.ownErrors(err); err != nil {
 		return nil, valuesError(fv.patch.Name(), nsName, err)
 	}
-	return fv.patch.Bind(vars)
+	bound, err := fv.patch.Bind(vars)
+	if err != nil && len(ns)+len(obj) > 0 {
+		return nil, annotationError(fv.patch.Name(), nsName, oc.object, ns, obj, err)
+	}
+	return bound, err
+}
+
+// annotationError is a file that does not take the values the
+// annotations ns (of the Namespace) and obj (of the object) gave it: its
+// name, the annotations whose parameters the errors name (all of them
+// when they name none), then each error.
+func annotationError(file, namespace, object string, ns, obj []Annotation, err error) error {
+	var named []string
+	for _, group := range []struct {
+		owner string
+		list  []Annotation
+	}{{"namespace " + namespace, ns}, {object, obj}} {
+		for _, a := range group.list {
+			if strings.Contains(err.Error(), "${values."+a.param) || strings.Contains(err.Error(), "${features."+a.param) {
+				named = append(named, group.owner+" annotation "+a.key)
+			}
+		}
+	}
+	if len(named) == 0 {
+		for _, a := range ns {
+			named = append(named, "namespace "+namespace+" annotation "+a.key)
+		}
+		for _, a := range obj {
+			named = append(named, object+" annotation "+a.key)
+		}
+	}
+	errs, ok := err.(kpatch.ErrorList)
+	if !ok {
+		errs = kpatch.ErrorList{err}
+	}
+	var list kpatch.ErrorList
+	for _, e := range errs {
+		list = append(list, fmt.Errorf("%s: not applied: %s: %w", file, strings.Join(named, ", "), e))
+	}
+	return list
 }
 
 // ownErrors keeps the errors about the file's inputs: another file's
