@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -150,12 +153,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			Set("audit-log-path", auditLog).
 			Set("audit-log-format", "json")
 	}
+	// the webhook's port, out of the range of outgoing connections
+	// (FreePort), rather than envtest's pick
+	if env.WebhookInstallOptions.LocalServingPort, err = FreePort(); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	var clientCA string
 	if o.WebhookClientCertificate {
-		if env.WebhookInstallOptions.LocalServingPort, err = FreePort(); err == nil {
-			clientCA, err = clientAuth(env, dir, env.WebhookInstallOptions.LocalServingPort)
-		}
-		if err != nil {
+		if clientCA, err = clientAuth(env, dir, env.WebhookInstallOptions.LocalServingPort); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("the API server's client certificate: %w", err)
 		}
@@ -469,12 +475,57 @@ func (c *Cluster) HTTPClient() *http.Client {
 	}
 }
 
-// FreePort returns a free TCP port on 127.0.0.1.
+// FreePort returns a TCP port free on every interface, below the range
+// the kernel gives the local end of outgoing connections
+// (ip_local_port_range): a port of that range, free when asked, may be
+// taken by a connection of etcd's or the API server's before the webhook
+// listens on it. Each port is handed out once per process. Where that
+// range starts too low, any free port.
 func FreePort() (int, error) {
+	if low := ephemeralLow(); low > minPort+1024 {
+		portsMu.Lock()
+		defer portsMu.Unlock()
+		for range 200 {
+			p := minPort + rand.IntN(low-minPort)
+			if handedOut[p] {
+				continue
+			}
+			l, err := net.Listen("tcp", ":"+strconv.Itoa(p))
+			if err != nil {
+				continue
+			}
+			_ = l.Close()
+			handedOut[p] = true
+			return p, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// minPort is the lowest port FreePort hands out.
+const minPort = 10000
+
+var (
+	portsMu   sync.Mutex
+	handedOut = map[int]bool{}
+)
+
+// ephemeralLow is the first port of the kernel's range for the local end
+// of outgoing connections; 0 when it cannot be read.
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	low, _ := strconv.Atoi(fields[0])
+	return low
 }
