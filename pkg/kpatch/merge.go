@@ -183,23 +183,32 @@ func goTypeOf(ref *ObjectRef) any {
 
 // treeHasVariables reports whether a structured value holds ${...}.
 func treeHasVariables(v any) bool {
+	return anyLeaf(v, func(leaf any) bool {
+		s, ok := leaf.(string)
+		return ok && strings.Contains(s, "${")
+	})
+}
+
+// anyLeaf reports whether a leaf of a structured value (anything but a
+// map or a list) satisfies leaf.
+func anyLeaf(v any, leaf func(any) bool) bool {
 	switch x := v.(type) {
-	case string:
-		return strings.Contains(x, "${")
 	case map[string]any:
 		for _, e := range x {
-			if treeHasVariables(e) {
+			if anyLeaf(e, leaf) {
 				return true
 			}
 		}
+		return false
 	case []any:
 		for _, e := range x {
-			if treeHasVariables(e) {
+			if anyLeaf(e, leaf) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	return leaf(v)
 }
 
 // expandTree returns a copy of a structured value with its variables

@@ -322,21 +322,8 @@ var errRequiredInTree = errorf(ErrValue, "$required stands alone as the value of
 // treeHasRequired reports whether a map or list value holds the string
 // $required or ${required} anywhere.
 func treeHasRequired(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if treeHasRequired(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if treeHasRequired(e) {
-				return true
-			}
-		}
-	case string:
-		return x == "$required" || x == "${required}"
-	}
-	return false
+	return anyLeaf(v, func(leaf any) bool {
+		s, ok := leaf.(string)
+		return ok && (s == "$required" || s == "${required}")
+	})
 }

@@ -71,23 +71,10 @@ func plainValue(v any) any {
 // holdsSourced reports whether a value built by expanding variables
 // holds a sourced scalar.
 func holdsSourced(v any) bool {
-	switch x := v.(type) {
-	case sourced:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if holdsSourced(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if holdsSourced(e) {
-				return true
-			}
-		}
-	}
-	return false
+	return anyLeaf(v, func(leaf any) bool {
+		_, ok := leaf.(sourced)
+		return ok
+	})
 }
 
 // printedValue is a value as it prints: a sourced's value (a splice as
