@@ -115,12 +115,19 @@ func (n *InformedNamespaces) OnUpdate(_, obj any) { n.set(obj) }
 
 // OnDelete forgets a Namespace.
 func (n *InformedNamespaces) OnDelete(obj any) {
+	if ns, ok := deletedNamespace(obj); ok {
+		n.views.Delete(ns.Name)
+	}
+}
+
+// deletedNamespace is the Namespace of an informer's OnDelete, whose
+// final state may be unknown.
+func deletedNamespace(obj any) (*corev1.Namespace, bool) {
 	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
-	if ns, ok := obj.(*corev1.Namespace); ok {
-		n.views.Delete(ns.Name)
-	}
+	ns, ok := obj.(*corev1.Namespace)
+	return ns, ok
 }
 
 func (n *InformedNamespaces) set(obj any) {

@@ -159,10 +159,7 @@ func (t *TenantRegistries) OnUpdate(_, obj any) { t.set(obj) }
 
 // OnDelete drops a deleted Namespace's tenant registry.
 func (t *TenantRegistries) OnDelete(obj any) {
-	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	if ns, ok := obj.(*corev1.Namespace); ok {
+	if ns, ok := deletedNamespace(obj); ok {
 		t.mu.Lock()
 		t.drop(ns.Name)
 		t.mu.Unlock()

@@ -105,27 +105,38 @@ func setEnabled(m *Metadata, v Value, pos Position) *ParseError {
 // add to the list of the field (a key may be given on several lines).
 func namesText(list func(*Metadata) *[]FileName) func(*Metadata, string, Position) *ParseError {
 	return func(m *Metadata, text string, pos Position) *ParseError {
-		text = stripComment(text)
-		start, added := 0, false
-		for i := 0; i <= len(text); i++ {
-			if i < len(text) && !isNameSeparator(text[i]) {
-				continue
-			}
-			if i > start {
-				at := pos
-				at.Column += start
-				if err := addName(list(m), text[start:i], at); err != nil {
-					return err
-				}
-				added = true
-			}
-			start = i + 1
-		}
-		if !added {
+		added := false
+		err := eachName(text, pos, func(name string, at Position) *ParseError {
+			added = true
+			return addName(list(m), name, at)
+		})
+		if err == nil && !added {
 			return metaError(pos, ErrSyntax, "expected the names of files, without their extension")
 		}
-		return nil
+		return err
 	}
+}
+
+// eachName calls f with each name of a metadata text (its comment left
+// out), separated by spaces or commas, and where it stands; it stops at
+// the first error.
+func eachName(text string, pos Position, f func(name string, at Position) *ParseError) *ParseError {
+	text = stripComment(text)
+	start := 0
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && !isNameSeparator(text[i]) {
+			continue
+		}
+		if i > start {
+			at := pos
+			at.Column += start
+			if err := f(text[start:i], at); err != nil {
+				return err
+			}
+		}
+		start = i + 1
+	}
+	return nil
 }
 
 // namesNode reads a list of names, or a text of names as namesText does.

@@ -84,23 +84,17 @@ func operationsText(m *Metadata, text string, pos Position) *ParseError {
 	if m.Operations != 0 {
 		return metaError(pos, ErrSyntax, "%s: given twice", OperationsKey)
 	}
-	text = stripComment(text)
 	var set Operations
-	start := 0
-	for i := 0; i <= len(text); i++ {
-		if i < len(text) && !isNameSeparator(text[i]) {
-			continue
+	err := eachName(text, pos, func(name string, at Position) *ParseError {
+		op := ParseOperation(name)
+		if op == 0 {
+			return operationError(name, at)
 		}
-		if i > start {
-			at := pos
-			at.Column += start
-			op := ParseOperation(text[start:i])
-			if op == 0 {
-				return operationError(text[start:i], at)
-			}
-			set |= op
-		}
-		start = i + 1
+		set |= op
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if set == 0 {
 		return metaError(pos, ErrSyntax, "%s: expected CREATE, UPDATE or both, comma separated", OperationsKey)

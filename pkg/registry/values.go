@@ -171,12 +171,13 @@ func (fv *fileValues) resolve(oc *ObjectContext, ns, obj []Annotation) (*kpatch.
 // when they name none), then each error.
 func annotationError(file, namespace, object string, ns, obj []Annotation, err error) error {
 	var named []string
+	msg := err.Error()
 	for _, group := range []struct {
 		owner string
 		list  []Annotation
 	}{{"namespace " + namespace, ns}, {object, obj}} {
 		for _, a := range group.list {
-			if strings.Contains(err.Error(), "${values."+a.param) || strings.Contains(err.Error(), "${features."+a.param) {
+			if strings.Contains(msg, "${values."+a.param) || strings.Contains(msg, "${features."+a.param) {
 				named = append(named, group.owner+" annotation "+a.key)
 			}
 		}
