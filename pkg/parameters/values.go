@@ -15,6 +15,10 @@ type Values struct {
 	schema  *Schema
 	slots   []slot               // by parameter index
 	untyped *variables.Variables // the bag of values without a schema
+	// untypedOwned says that the top-level maps of untyped (and of its
+	// texts) are v's own, not shared with the Values v was cloned from:
+	// an assignment sets their keys in place (ownUntyped).
+	untypedOwned bool
 }
 
 // slot is the value of one parameter.
@@ -35,7 +39,7 @@ type slot struct {
 func (s *Schema) Assign(layers ...Layer) (*Values, error) {
 	v := &Values{schema: s}
 	if s == nil {
-		v.untyped = &variables.Variables{}
+		v.untyped, v.untypedOwned = &variables.Variables{}, true
 	} else {
 		v.slots = make([]slot, len(s.params))
 	}
