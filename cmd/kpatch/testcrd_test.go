@@ -40,7 +40,7 @@ resources: [app.yaml]
 crds: [crds]
 tests:
 - name: held to the schema
-  expectedErrors: ["mode.kpatch: not applied: Gadget g", "spec.mode: \"fastt\" is not one of fast, slow (did you mean fast?)"]
+  expectedErrors: ["mode.kpatch:2:12: Gadget g", "spec.mode: \"fastt\" is not one of fast, slow (did you mean fast?)"]
   expected: app.yaml
 - name: lint
   lint: true

@@ -53,8 +53,10 @@ type File interface {
 type Batch interface {
 	File
 	// ApplyAll applies the file to objs at once and returns every object,
-	// in order; on failure it returns objs unchanged and the error.
-	ApplyAll(objs []map[string]any) ([]map[string]any, error)
+	// in order; on failure it returns objs unchanged and the error. opts
+	// are the engine's options of the run (the schemas of custom
+	// resources).
+	ApplyAll(objs []map[string]any, opts kpatch.ApplyOptions) ([]map[string]any, error)
 }
 
 // The results of a file on an object.

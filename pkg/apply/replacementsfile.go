@@ -72,14 +72,16 @@ func (f *ReplacementsFile) applyObject(o *Object, cur map[string]any) (out map[s
 		}
 	}()
 	sources, fallback := o.Sources(f.Tenant)
-	out, err = f.Replacements.ApplyObject(cur, sources, replacement.ObjectOptions{Namespace: o.Namespace(), Fallback: fallback})
+	r := f.Replacements.TypedBy(kpatch.CustomFieldTypes(o.opts.Schemas))
+	out, err = r.ApplyObject(cur, sources, replacement.ObjectOptions{Namespace: o.Namespace(), Fallback: fallback})
 	return out, replacementErrors(err)
 }
 
 // ApplyAll runs the replacements over the objects as one stream
-// (replacement.Replacements.Apply).
-func (f *ReplacementsFile) ApplyAll(objs []map[string]any) ([]map[string]any, error) {
-	return f.Replacements.Apply(objs)
+// (replacement.Replacements.Apply), typing what they write into custom
+// resources by the schemas of opts.
+func (f *ReplacementsFile) ApplyAll(objs []map[string]any, opts kpatch.ApplyOptions) ([]map[string]any, error) {
+	return f.Replacements.TypedBy(kpatch.CustomFieldTypes(opts.Schemas)).Apply(objs)
 }
 
 // Required is nil: a replacements file requires nothing.

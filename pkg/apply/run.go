@@ -292,7 +292,7 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 	for i, o := range objects {
 		cur[i] = o.Current()
 	}
-	out, err := b.ApplyAll(cur)
+	out, err := b.ApplyAll(cur, opts.ApplyOptions)
 	for i, o := range objects {
 		fr := FileRun{File: b, Ref: o.ref}
 		after := cur[i]

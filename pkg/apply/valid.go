@@ -15,6 +15,24 @@ type Validator interface {
 	Check(before, after map[string]any) error
 }
 
+// SchemaSource is a Validator that also knows the schemas of custom
+// resources (pkg/schema's Checker with CRDs): what the files write into
+// one then takes its fields' types from them
+// (kpatch.ApplyOptions.Schemas), unless the options set their own.
+type SchemaSource interface {
+	// Schemas returns the schemas of custom resources, or nil when it
+	// knows none.
+	Schemas() func(apiVersion, kind string) *kpatch.CustomResourceSchema
+}
+
+// typedBy gives the engine of o the schemas of custom resources that
+// valid knows (SchemaSource), unless o has its own.
+func typedBy(o *Options, valid Validator) {
+	if src, ok := valid.(SchemaSource); ok && o.Schemas == nil {
+		o.Schemas = src.Schemas()
+	}
+}
+
 // RefusedError is a file left out of an object because its changes make
 // the object one the API server would refuse (Options.Valid).
 type RefusedError struct {
@@ -46,6 +64,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 // not observed (an Observer sees the pass whose result is returned).
 func firstPass(opts *Options) *Options {
 	o := *opts
+	typedBy(&o, opts.Valid)
 	o.Valid, o.Observer = nil, nil
 	return &o
 }
@@ -54,6 +73,7 @@ func firstPass(opts *Options) *Options {
 // result, observed.
 func unchecked(opts *Options) *Options {
 	o := *opts
+	typedBy(&o, opts.Valid)
 	o.Valid = nil
 	return &o
 }
@@ -62,6 +82,7 @@ func unchecked(opts *Options) *Options {
 // object is checked on its own changes, after opts.Check.
 func checked(opts *Options) *Options {
 	o := *opts
+	typedBy(&o, opts.Valid)
 	o.Valid = nil
 	valid, check := opts.Valid, opts.Check
 	o.Check = func(f File, before, after map[string]any) error {

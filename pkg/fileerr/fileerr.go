@@ -50,6 +50,10 @@ var (
 	// patch file that expand too far, values built from variables that
 	// are too large.
 	ErrLimit = errors.New("limit exceeded")
+	// ErrRefused is a result the API server would refuse: a value that
+	// does not fit its field by the schema of the object's kind, found
+	// on the object (a custom resource's schema is known only there).
+	ErrRefused = errors.New("the API server would refuse the object")
 )
 
 // Position is a place in a file. Line and Column count from 1; Column

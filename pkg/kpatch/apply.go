@@ -24,6 +24,25 @@ type ApplyOptions struct {
 	// matches the object as it was when the run started, so that a file
 	// that renames it leaves the later files matching the old name.
 	Identity *ObjectRef
+	// Schemas, if set, returns the schema of a custom resource (an API
+	// version and kind without Go types), or nil when it knows none:
+	// what the files write into such an object then takes its fields'
+	// types, as it does in a built-in kind (a string field receives a
+	// value's text as written, an integer field an integer or the file
+	// fails).
+	Schemas func(apiVersion, kind string) *CustomResourceSchema
+}
+
+// custom is the schema of the custom resource ref, when Schemas knows
+// it.
+func (o *ApplyOptions) custom(ref *ObjectRef) *typeNode {
+	if o.Schemas == nil || schemaOf(ref.APIVersion, ref.Kind) != nil {
+		return nil
+	}
+	if s := o.Schemas(ref.APIVersion, ref.Kind); s != nil {
+		return s.root
+	}
+	return nil
 }
 
 // identity is the object as the patches match it (Identity).
@@ -46,7 +65,7 @@ func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]
 func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
 	ref := opts.identity(obj)
 	a := appliers.Get().(*applier)
-	a.root, a.makeMap = obj, opts.NewMap
+	a.root, a.makeMap, a.custom = obj, opts.NewMap, opts.custom(&ref)
 	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
 	for _, p := range patches {
@@ -98,6 +117,9 @@ type applier struct {
 	valueBytes int
 	// makeMap is ApplyOptions.NewMap.
 	makeMap func(size int) map[string]any
+	// custom is the schema of the object, a custom resource
+	// (ApplyOptions.Schemas); nil for a built-in kind or without one.
+	custom *typeNode
 	// filtering is set while a section whose target names no single
 	// object applies: there a selector that matches no item, or an
 	// insertion anchored on such an item, does nothing (see
@@ -130,7 +152,7 @@ func (a *applier) reset() {
 	a.undo = a.undo[:0]
 	clear(a.images)
 	a.images = a.images[:0]
-	a.root, a.makeMap = nil, nil
+	a.root, a.makeMap, a.custom = nil, nil, nil
 	a.meter = meter{}
 	a.file = 0
 	a.filtering = false
@@ -209,7 +231,11 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
 		return pl.err
 	}
-	val, err := pl.resolveValue(vars, &a.expanded)
+	leaf := a.leafOf(pl, a.custom)
+	val, err := pl.resolveValue(leaf, vars, &a.expanded)
+	if err != nil && leaf != pl.leaf {
+		err = refusedBySchema(err)
+	}
 	if err != nil {
 		return err.orAt(pl.line, pl.valueCol)
 	}
@@ -220,10 +246,24 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	return nil
 }
 
-// resolveValue returns the plan's value, reading variables if it has any;
-// ex counts the bytes such a value takes.
-func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
+// leafOf is the type of what pl writes: its leaf's, or for a plan
+// resolved without a schema, what its steps reach in the schema below
+// custom (the object's, a custom resource's; nil: none).
+func (a *applier) leafOf(pl *plan, custom *typeNode) *typeNode {
+	if pl.typed || custom == nil {
+		return pl.leaf
+	}
+	return customLeaf(custom, pl.steps)
+}
+
+// resolveValue returns the plan's value converted to leaf (pl.leaf, or a
+// custom resource's field: leafOf), reading variables if it has any; ex
+// counts the bytes such a value takes.
+func (pl *plan) resolveValue(leaf *typeNode, vars *Variables, ex *expansion) (any, *problem) {
 	t := pl.tmpl
+	if t == nil && leaf != pl.leaf {
+		return pl.constantAs(leaf)
+	}
 	if t == nil {
 		return pl.value, nil
 	}
@@ -232,7 +272,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := coerceTree(tree, pl.leaf, t.src)
+		out, err := coerceTree(tree, leaf, t.src)
 		if err != nil {
 			return nil, err.prefixed(pathText(pl.steps))
 		}
@@ -243,7 +283,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 		return nil, err
 	}
 	if isNode(v) { // an array or object parameter, whole
-		out, err := coerceTree(v, pl.leaf, nil)
+		out, err := coerceTree(v, leaf, nil)
 		if err != nil {
 			return nil, err.prefixed(pathText(pl.steps))
 		}
@@ -254,7 +294,7 @@ func (pl *plan) resolveValue(vars *Variables, ex *expansion) (any, *problem) {
 	} else if ok && pl.maybeImagePart() {
 		return s, nil // the object tells: an image part takes the text, a field the value
 	}
-	out, err := coerce(v, pl.valueLeaf(), "")
+	out, err := coerce(v, pl.valueLeaf(leaf), "")
 	if err != nil {
 		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
 	}

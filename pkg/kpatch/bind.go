@@ -82,7 +82,7 @@ func (pl *plan) valueProblem(vars *Variables, ex *expansion) *problem {
 		if q.tmpl == nil {
 			continue
 		}
-		v, err := q.resolveValue(vars, ex)
+		v, err := q.resolveValue(q.leaf, vars, ex)
 		if err == nil {
 			err = q.checkImagePart(v)
 		}
@@ -103,7 +103,7 @@ func (op *mergeOp) variableProblem(checked int, vars *Variables, ex *expansion) 
 	var first *problem
 	for _, mp := range op.checkedPlans(checked) {
 		try := *ex
-		_, err := op.patchFor(mp, vars, &try)
+		_, err := op.patchFor(mp, nil, vars, &try)
 		if err == nil || deferred(err) {
 			*ex = try
 			return nil

@@ -68,11 +68,17 @@ const (
 // leaf's type and the value converted to it.
 type plan struct {
 	typed bool // resolved against a schema; false for the generic plan
-	steps []step
 	act   action
-	leaf  *typeNode
-	value any    // the converted constant
-	raw   string // the constant's text when written plain, for text fields
+	// ifAbsent sets the value only where the object holds none: an
+	// entry whose key ends in `?`.
+	ifAbsent bool
+	steps    []step
+	leaf     *typeNode
+	value    any    // the converted constant
+	raw      string // the constant's text when written plain, for text fields
+	// src places the problems of a constant map or list that no schema
+	// typed at compile time (constantAs).
+	src   *treeSource
 	tmpl  *Value // the value, when it holds variables
 	build []*plan
 	// mergeKey is the field that identifies the items of the list an
@@ -83,9 +89,6 @@ type plan struct {
 	// valueBytes is the size of the constant value as JSON text.
 	valueBytes int
 	line, col  int
-	// ifAbsent sets the value only where the object holds none: an
-	// entry whose key ends in `?`.
-	ifAbsent bool
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -434,13 +437,14 @@ func (pl *plan) lastStep() step {
 	return nil
 }
 
-// valueLeaf is the type a value is converted to: none for what may be an
-// image part of a custom resource (its text is used as written).
-func (pl *plan) valueLeaf() *typeNode {
+// valueLeaf is the type a value is converted to: leaf (see leafOf), but
+// none for what may be an image part of a custom resource (its text is
+// used as written).
+func (pl *plan) valueLeaf(leaf *typeNode) *typeNode {
 	if pl.maybeImagePart() {
 		return nil
 	}
-	return pl.leaf
+	return leaf
 }
 
 // imagePart reports whether the plan ends in an image part, or what may
@@ -478,12 +482,15 @@ func (pl *plan) setValue(v *Value, col int) {
 			return
 		}
 		pl.value, pl.valueBytes = val, jsonSize(val)
+		if pl.leaf == nil {
+			pl.src = v.src // a custom resource's schema may type it (constantAs)
+		}
 		return
 	}
 	if !v.Quoted {
 		pl.raw = v.Raw
 	}
-	val, err := coerce(v.Scalar, pl.valueLeaf(), pl.raw)
+	val, err := coerce(v.Scalar, pl.valueLeaf(pl.leaf), pl.raw)
 	if err == nil {
 		err = pl.checkImagePart(val)
 	}
@@ -495,6 +502,23 @@ func (pl *plan) setValue(v *Value, col int) {
 		return
 	}
 	pl.value, pl.valueBytes = val, jsonSize(val)
+}
+
+// constantAs converts the constant of a plan resolved without a schema
+// to leaf, a custom resource's field (see leafOf), as setValue converts
+// it for a built-in kind's.
+func (pl *plan) constantAs(leaf *typeNode) (any, *problem) {
+	var out any
+	var err *problem
+	if isNode(pl.value) {
+		out, err = coerceTree(pl.value, leaf, pl.src)
+	} else {
+		out, err = coerce(pl.value, pl.valueLeaf(leaf), pl.raw)
+	}
+	if err != nil {
+		return nil, err.prefixed(pathText(pl.steps))
+	}
+	return out, nil
 }
 
 // shared returns the plan of another version that is alike pl, or pl: the

@@ -1,6 +1,7 @@
 package kpatch
 
 import (
+	"errors"
 	"fmt"
 
 	"kpatch.dev/kpatch/pkg/fileerr"
@@ -22,7 +23,27 @@ var (
 	ErrUnmatchable   = fileerr.ErrUnmatchable
 	ErrNotIdempotent = fileerr.ErrNotIdempotent
 	ErrLimit         = fileerr.ErrLimit
+	ErrRefused       = fileerr.ErrRefused
 )
+
+// errRefusedValue is the cause of a value that a custom resource's
+// schema does not take: a value error that the API server would refuse,
+// found on the object (see refusedBySchema).
+var errRefusedValue = errors.Join(ErrValue, ErrRefused)
+
+// refusedBySchema marks a problem of a value typed by a custom
+// resource's schema (ApplyOptions.Schemas) as one the API server would
+// refuse: what lint reports of a result, as it reports a built-in kind's
+// at compile time.
+func refusedBySchema(err *problem) *problem {
+	switch err.err {
+	case ErrValue, ErrUnknownField, ErrType:
+		q := *err
+		q.err = errRefusedValue
+		return &q
+	}
+	return err
+}
 
 // Position is a place in a patch file (fileerr.Position).
 type Position = fileerr.Position

@@ -15,31 +15,26 @@ func ReplacementFieldType(apiVersion, kind string, path []string) replacement.Fi
 	if ks == nil {
 		return replacement.WellKnownFieldType(apiVersion, kind, path)
 	}
-	n := ks.root
-	for _, part := range path {
-		switch n.kind {
-		case tStruct:
-			n = n.fields[part]
-		case tMap, tList:
-			n = n.elem
-		default:
-			n = nil
-		}
-		if n == nil {
-			return replacement.WellKnownFieldType(apiVersion, kind, path)
-		}
+	n := nodeAlong(ks.root, path)
+	if n == nil || scalarFieldType(n) == replacement.TypeUnknown {
+		return replacement.WellKnownFieldType(apiVersion, kind, path)
 	}
-	switch n.kind {
-	case tString, tBytes:
-		return replacement.TypeString
-	case tInt:
-		return replacement.TypeInteger
-	case tFloat:
-		return replacement.TypeNumber
-	case tBool:
-		return replacement.TypeBoolean
-	}
-	return replacement.WellKnownFieldType(apiVersion, kind, path)
+	return scalarFieldType(n)
 }
 
 var _ replacement.FieldTypeFunc = ReplacementFieldType
+
+// CustomFieldTypes types a replacement's target field in a custom
+// resource by the schemas that ApplyOptions.Schemas gives (see
+// replacement.Replacements.TypedBy); nil for a nil schemas.
+func CustomFieldTypes(schemas func(apiVersion, kind string) *CustomResourceSchema) replacement.FieldTypeFunc {
+	if schemas == nil {
+		return nil
+	}
+	return func(apiVersion, kind string, path []string) replacement.FieldType {
+		if s := schemas(apiVersion, kind); s != nil {
+			return s.FieldType(path)
+		}
+		return replacement.TypeUnknown
+	}
+}

@@ -40,7 +40,7 @@ func compileMerge(m *MergeEntry) *section {
 	for _, ks := range kinds {
 		mp := &mergePlan{apiVersion: ks.apiVersion, kind: ks.gvk.Kind, root: ks.root}
 		if !op.templated {
-			mp.patch, mp.err = op.convert(m.Patch, ks.root)
+			mp.patch, mp.err = op.convert(m.Patch, ks.root, false)
 		}
 		op.schemas = append(op.schemas, mp)
 	}
@@ -59,9 +59,11 @@ func compileMerge(m *MergeEntry) *section {
 	return s
 }
 
-// convert converts a patch to the schema below root.
-func (op *mergeOp) convert(patch map[string]any, root *typeNode) (map[string]any, *problem) {
-	out, err := coercePatch(patch, root, op.entry.src, op.entry.Strategic)
+// convert converts a patch to the schema below root: a built-in kind's,
+// or with custom a custom resource's, which takes a JSON merge patch
+// (no $-directives).
+func (op *mergeOp) convert(patch map[string]any, root *typeNode, custom bool) (map[string]any, *problem) {
+	out, err := coercePatch(patch, root, op.entry.src, op.entry.Strategic && !custom)
 	if err != nil {
 		return nil, op.place(err)
 	}
@@ -87,22 +89,34 @@ func (op *mergeOp) planFor(apiVersion, kind string) *mergePlan {
 }
 
 // patchFor returns the patch of mp with its variables resolved and
-// converted.
-func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables, ex *expansion) (map[string]any, *problem) {
+// converted; custom is the schema of a custom resource (ApplyOptions.
+// Schemas), which converts the patch of a kind without Go types.
+func (op *mergeOp) patchFor(mp *mergePlan, custom *typeNode, vars *Variables, ex *expansion) (map[string]any, *problem) {
 	if mp.err != nil {
 		return nil, mp.err
 	}
-	if !op.templated {
+	root, typed := mp.root, mp.root != nil
+	if !typed {
+		root = custom
+	}
+	if !op.templated && (typed || root == nil) {
 		return mp.patch, nil
 	}
-	tree, err := expandTree(op.entry.Patch, vars, ex)
-	if err != nil {
-		return nil, op.place(err)
+	tree := any(mp.patch)
+	if op.templated {
+		var err *problem
+		if tree, err = expandTree(op.entry.Patch, vars, ex); err != nil {
+			return nil, op.place(err)
+		}
 	}
-	if mp.root == nil {
+	if root == nil {
 		return plainValue(tree).(map[string]any), nil
 	}
-	return op.convert(tree.(map[string]any), mp.root)
+	patch, err := op.convert(tree.(map[string]any), root, !typed)
+	if err != nil && !typed {
+		err = refusedBySchema(err)
+	}
+	return patch, err
 }
 
 // mergePatch applies a strategic merge patch (kinds with Go types) or a
@@ -110,7 +124,7 @@ func (op *mergeOp) patchFor(mp *mergePlan, vars *Variables, ex *expansion) (map[
 // object. The result replaces the root through the undo log, so the file
 // stays atomic.
 func (a *applier) mergePatch(op *mergeOp, ref *ObjectRef, vars *Variables) *problem {
-	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), vars, &a.expanded)
+	patch, err := op.patchFor(op.planFor(ref.APIVersion, ref.Kind), a.custom, vars, &a.expanded)
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ func (s *Sequence) Apply(p *Patch) (changed bool, err error) {
 	a.file++
 	a.meter.start(s.ctx, s.opts.Budget)
 	ref := s.opts.identity(a.root)
+	a.custom = s.opts.custom(&ref)
 	if err := a.applyPatch(p, &ref, nil).Err(); err != nil {
 		return false, err
 	}

@@ -124,8 +124,13 @@ func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 
 // applyBuild applies an insertion header's entries to the item in s.
 func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
+	item := a.leafOf(pl, a.custom)
 	for _, sub := range pl.build {
-		val, err := sub.resolveValue(vars, &a.expanded)
+		leaf := a.leafOf(sub, item)
+		val, err := sub.resolveValue(leaf, vars, &a.expanded)
+		if err != nil && leaf != sub.leaf {
+			err = refusedBySchema(err)
+		}
 		if err != nil {
 			return err.orAt(sub.line, sub.valueCol)
 		}

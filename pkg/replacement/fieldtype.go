@@ -94,6 +94,25 @@ type FieldTypeFunc func(apiVersion, kind string, path []string) FieldType
 // HoldToNamespace.
 func (r *Replacements) SetFieldTypes(f FieldTypeFunc) { r.fieldType = f }
 
+// TypedBy returns the replacements typing the fields they write by f
+// first, and as they did where f answers TypeUnknown: f knows some
+// kinds better, such as custom resources by their CRDs. A nil f returns
+// r itself. r is not changed.
+func (r *Replacements) TypedBy(f FieldTypeFunc) *Replacements {
+	if f == nil {
+		return r
+	}
+	own := r.fieldTypes()
+	q := *r
+	q.fieldType = func(apiVersion, kind string, path []string) FieldType {
+		if t := f(apiVersion, kind, path); t != TypeUnknown {
+			return t
+		}
+		return own(apiVersion, kind, path)
+	}
+	return &q
+}
+
 // fieldTypes returns the function that types target fields.
 func (r *Replacements) fieldTypes() FieldTypeFunc {
 	if r.fieldType == nil {

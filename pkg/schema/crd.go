@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -18,12 +19,24 @@ import (
 // kind, read from CustomResourceDefinitions. Immutable once built.
 type CRDs struct {
 	roots map[[2]string]*crdNode
+	// written are the schemas the engine types writes with, built on
+	// first use (a CRD's kinds that no object of the namespace meets
+	// cost nothing).
+	written map[[2]string]*writtenSchema
+}
+
+// writtenSchema is one version's schema as the engine reads it.
+type writtenSchema struct {
+	once   sync.Once
+	kind   string
+	props  *apiextensionsv1.JSONSchemaProps
+	schema *kpatch.CustomResourceSchema
 }
 
 // NewCRDs reads the schemas of the served versions of crds. A version
 // without a schema is not checked.
 func NewCRDs(crds []*apiextensionsv1.CustomResourceDefinition) *CRDs {
-	c := &CRDs{roots: map[[2]string]*crdNode{}}
+	c := &CRDs{roots: map[[2]string]*crdNode{}, written: map[[2]string]*writtenSchema{}}
 	for _, crd := range crds {
 		for i := range crd.Spec.Versions {
 			v := &crd.Spec.Versions[i]
@@ -31,7 +44,9 @@ func NewCRDs(crds []*apiextensionsv1.CustomResourceDefinition) *CRDs {
 				continue
 			}
 			apiVersion := crd.Spec.Group + "/" + v.Name
-			c.roots[[2]string{apiVersion, crd.Spec.Names.Kind}] = newCRDNode(v.Schema.OpenAPIV3Schema, true)
+			key := [2]string{apiVersion, crd.Spec.Names.Kind}
+			c.roots[key] = newCRDNode(v.Schema.OpenAPIV3Schema, true)
+			c.written[key] = &writtenSchema{kind: crd.Spec.Names.Kind, props: v.Schema.OpenAPIV3Schema}
 		}
 	}
 	return c
@@ -45,6 +60,18 @@ func (c *CRDs) root(apiVersion, kind string) node {
 		return r
 	}
 	return nil
+}
+
+// Schema returns the schema that types what the files write into a
+// custom resource of apiVersion and kind (kpatch.ApplyOptions.Schemas),
+// or nil when no CRD gives one.
+func (c *CRDs) Schema(apiVersion, kind string) *kpatch.CustomResourceSchema {
+	w := c.written[[2]string{apiVersion, kind}]
+	if w == nil {
+		return nil
+	}
+	w.once.Do(func() { w.schema = kpatch.NewCustomResourceSchema(w.kind, w.props) })
+	return w.schema
 }
 
 // crdNode is a node of a structural schema.

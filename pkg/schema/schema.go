@@ -12,13 +12,15 @@
 package schema
 
 import (
-	"errors"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/fileerr"
+	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // ErrRefused is the cause of every problem Check reports: the API server
 // would refuse the object.
-var ErrRefused = errors.New("the API server would refuse the object")
+var ErrRefused = fileerr.ErrRefused
 
 // FieldError is a value the API server would refuse, at Field (the path
 // in the object, keys joined by dots, list items by [index]).
@@ -72,6 +74,23 @@ func (c *Checker) Check(before, after map[string]any) error {
 	w := walker{}
 	if err := w.object(before, after, root); err != nil {
 		return err
+	}
+	return nil
+}
+
+// Schemas returns what types the files' writes into custom resources by
+// the current CRDs (kpatch.ApplyOptions.Schemas), or nil when the
+// checker reads none.
+func (c *Checker) Schemas() func(apiVersion, kind string) *kpatch.CustomResourceSchema {
+	if c.CRDs == nil {
+		return nil
+	}
+	return c.schema
+}
+
+func (c *Checker) schema(apiVersion, kind string) *kpatch.CustomResourceSchema {
+	if crds := c.CRDs(); crds != nil {
+		return crds.Schema(apiVersion, kind)
 	}
 	return nil
 }

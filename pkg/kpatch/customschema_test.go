@@ -1,0 +1,233 @@
+package kpatch
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/replacement"
+)
+
+// widgetSchema is the OpenAPI schema of a CRD's version: string,
+// integer, number and boolean fields, an enum, a map, lists of scalars
+// and objects, and a free-form field.
+const widgetSchema = `type: object
+properties:
+  spec:
+    type: object
+    properties:
+      version: {type: string}
+      replicas: {type: integer}
+      ratio: {type: number}
+      paused: {type: boolean}
+      mode: {type: string, enum: [Fast, Safe]}
+      port: {x-kubernetes-int-or-string: true}
+      labels: {type: object, additionalProperties: {type: string}}
+      args: {type: array, items: {type: string}}
+      image: {type: string}
+      items:
+        type: array
+        items:
+          type: object
+          properties:
+            name: {type: string}
+            tag: {type: string}
+            weight: {type: integer}
+      extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
+func widgetSchemas(t *testing.T) func(apiVersion, kind string) *CustomResourceSchema {
+	t.Helper()
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(widgetSchema), &props); err != nil {
+		t.Fatal(err)
+	}
+	s := NewCustomResourceSchema("Widget", &props)
+	return func(apiVersion, kind string) *CustomResourceSchema {
+		if apiVersion == "example.com/v1" && kind == "Widget" {
+			return s
+		}
+		return nil
+	}
+}
+
+const widgetObject = `apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec:
+  image: nginx:1.10
+  items: [{name: a, tag: "1.0"}]
+`
+
+// TestCustomResourceFieldsTakeTheirSchemaType: with a custom resource's
+// schema, what a file writes takes the field's type, as in a built-in
+// kind: constants and variables, whole maps and lists, insertions,
+// labels, merge patches. Without the schema, the value is as YAML read
+// it.
+func TestCustomResourceFieldsTakeTheirSchemaType(t *testing.T) {
+	vars, err := LoadVariables([]byte(textValues))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"w.kpatch": `[widget.w]
+spec.version: 1.10
+spec.replicas: "3"
+spec.ratio: "0.5"
+spec.paused: "true"
+spec.port: 8080
+spec.labels.minor: ${values.minor}
+spec.args[-]: 1.0
+spec.args[-]: ${values.octal}
+spec.extra.kept: 1.10
+spec.image.tag: ${values.ver}
+spec.items.tag: ${values.minor}
+labels.release: 2.10
+
+[widget.w.spec.items[-]]
+name: b
+tag: 010
+weight: ${values.n}
+`,
+		"w.yaml": `- target: widget.w
+  type: merge
+  patch:
+    spec: {mode: Safe, labels: {answer: "${values.answer}", plain: on}}
+- target: widget.w
+  patch:
+    spec.extra.list: [1.10, "${values.octal}"]
+    spec.items[name=a].weight: "7"
+`,
+	}
+	want := map[string]any{
+		"version": "1.10", "replicas": int64(3), "ratio": 0.5, "paused": true, "port": int64(8080), "mode": "Safe",
+		"labels": map[string]any{"minor": "1.10", "answer": "yes", "plain": "on"},
+		"args":   []any{"1.0", "010"},
+		"extra":  map[string]any{"kept": 1.1, "list": []any{1.1, 8}},
+		"image":  "nginx:1.0",
+		"items": []any{
+			map[string]any{"name": "a", "tag": "1.10", "weight": int64(7)},
+			map[string]any{"name": "b", "tag": "010", "weight": int64(3)},
+		},
+	}
+	obj := mustObject(t, widgetObject)
+	opts := ApplyOptions{Schemas: widgetSchemas(t)}
+	for _, name := range []string{"w.kpatch", "w.yaml"} {
+		p, err := mustPatch(t, name, files[name]).Bind(vars)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if obj, err = p.Apply(obj, opts); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	spec := obj["spec"].(map[string]any)
+	for k, w := range want {
+		if !reflect.DeepEqual(jsonNumbers(spec[k]), jsonNumbers(w)) {
+			t.Errorf("spec.%s = %#v, want %#v", k, spec[k], w)
+		}
+	}
+	if got := obj["metadata"].(map[string]any)["labels"]; !reflect.DeepEqual(got, map[string]any{"release": "2.10"}) {
+		t.Errorf("labels %#v, want release \"2.10\"", got)
+	}
+	assertPlain(t, obj)
+
+	// the same files without the schema: values as YAML read them
+	obj = mustObject(t, widgetObject)
+	p, err := mustPatch(t, "w.kpatch", files["w.kpatch"]).Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj, err = p.Apply(obj, ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := obj["spec"].(map[string]any)["version"]; got != 1.1 {
+		t.Errorf("without a schema, spec.version = %#v, want the number 1.1", got)
+	}
+}
+
+// jsonNumbers makes the integers of v comparable whatever their Go type.
+func jsonNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = jsonNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonNumbers(e)
+		}
+		return out
+	case int:
+		return int64(x)
+	}
+	return v
+}
+
+// TestCustomResourceValueThatDoesNotFit: a value that the field's type
+// cannot take fails the file at the value's position, naming the field,
+// and leaves the object as it was.
+func TestCustomResourceValueThatDoesNotFit(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  half: 2.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, src, want string }{
+		{"a.kpatch", "[widget.w]\nspec.replicas: many\n", `a.kpatch:2:16: Widget w: spec.replicas: the field wants an integer, not "many"`},
+		{"b.kpatch", "[widget.w]\nspec.replicas: ${values.half}\n", "b.kpatch:2:16: Widget w: spec.replicas: the field wants an integer, not 2.5 (from ${values.half})"},
+		{"c.kpatch", "[widget.w]\nspec.mode: Fats\n", `c.kpatch:2:12: Widget w: spec.mode: "Fats" is not one of Fast, Safe (did you mean Fast?)`},
+		{"d.yaml", "- target: widget.w\n  type: merge\n  patch:\n    spec: {paused: maybe}\n", `d.yaml:4:20: Widget w: spec.paused: the field wants a boolean, not "maybe"`},
+		{"e.kpatch", "[widget.w.spec.items[-]]\nname: c\nweight: heavy\n", `e.kpatch:3:9: Widget w: weight: the field wants an integer, not "heavy"`},
+	} {
+		p, err := mustPatch(t, tt.name, tt.src).Bind(vars)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		obj := mustObject(t, widgetObject)
+		out, err := p.Apply(obj, ApplyOptions{Schemas: widgetSchemas(t)})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: %v\nwant %s", tt.name, err, tt.want)
+		}
+		if !reflect.DeepEqual(out, obj) {
+			t.Errorf("%s: the object changed: %#v", tt.name, out)
+		}
+	}
+}
+
+// TestCustomResourceSchemaTypesReplacements: a replacement into a custom
+// resource's string field writes the source's text.
+func TestCustomResourceSchemaTypesReplacements(t *testing.T) {
+	schemas := widgetSchemas(t)
+	types := CustomFieldTypes(schemas)
+	for _, tt := range []struct {
+		path []string
+		want replacement.FieldType
+	}{
+		{[]string{"spec", "version"}, replacement.TypeString},
+		{[]string{"spec", "replicas"}, replacement.TypeInteger},
+		{[]string{"spec", "ratio"}, replacement.TypeNumber},
+		{[]string{"spec", "paused"}, replacement.TypeBoolean},
+		{[]string{"spec", "items", "0", "tag"}, replacement.TypeString},
+		{[]string{"spec", "labels", "x"}, replacement.TypeString},
+		{[]string{"metadata", "annotations", "x"}, replacement.TypeString},
+		{[]string{"spec", "port"}, replacement.TypeUnknown},
+		{[]string{"spec", "extra", "x"}, replacement.TypeUnknown},
+		{[]string{"spec", "nothing"}, replacement.TypeUnknown},
+	} {
+		if got := types("example.com/v1", "Widget", tt.path); got != tt.want {
+			t.Errorf("%s: %v, want %v", strings.Join(tt.path, "."), got, tt.want)
+		}
+	}
+	if got := types("example.com/v2", "Widget", []string{"spec", "version"}); got != replacement.TypeUnknown {
+		t.Errorf("a version without a schema: %v", got)
+	}
+	if CustomFieldTypes(nil) != nil {
+		t.Error("CustomFieldTypes(nil) is not nil")
+	}
+}
