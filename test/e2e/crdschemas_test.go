@@ -15,7 +15,7 @@ import (
 )
 
 // gadgetCRD is schema.e2e.kpatch.dev/v1 Gadget, whose spec.mode is one of
-// fast and slow and spec.size an integer.
+// fast and slow, spec.size an integer, spec.version and spec.tags strings.
 func gadgetCRD() *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
@@ -32,8 +32,10 @@ func gadgetCRD() *unstructured.Unstructured {
 					"properties": map[string]any{"spec": map[string]any{
 						"type": "object",
 						"properties": map[string]any{
-							"mode": map[string]any{"type": "string", "enum": []any{"fast", "slow"}},
-							"size": map[string]any{"type": "integer"},
+							"mode":    map[string]any{"type": "string", "enum": []any{"fast", "slow"}},
+							"size":    map[string]any{"type": "integer"},
+							"version": map[string]any{"type": "string"},
+							"tags":    map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
 						},
 					}},
 				}},
@@ -54,7 +56,9 @@ func gadget(ns, name string) *unstructured.Unstructured {
 // structural schema from the API server; a file that writes a value
 // outside a custom resource's enum is left out of it with a warning
 // naming the file, the field and the values, and a valid file on the same
-// object applies, on the real API server.
+// object applies, on the real API server. What the files write is typed
+// by the CRD: 1.10, a value's or a constant's, reaches a string field as
+// the text 1.10, and the text "3" an integer field as 3.
 func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 	const ns = "crd-schemas-e2e"
 	ctx := context.Background()
@@ -69,8 +73,10 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 	}})
 	o.namespace(t, ns)
 	o.registry(t, "kpatch-system", "gadgets", map[string]string{
-		"mode.kpatch": "[gadget(schema.e2e.kpatch.dev).*]\nspec.mode: fastt\n",
-		"size.kpatch": "[gadget(schema.e2e.kpatch.dev).*]\nspec.size: 3\n",
+		"mode.kpatch":    "[gadget(schema.e2e.kpatch.dev).*]\nspec.mode: fastt\n",
+		"size.kpatch":    "[gadget(schema.e2e.kpatch.dev).*]\nspec.size: \"3\"\n",
+		"version.kpatch": "[gadget(schema.e2e.kpatch.dev).*]\nspec.version: ${values.release}\nspec.tags.stable: ${values.stable}\nspec.tags.minor: 2.10\n",
+		"values.yaml":    "values:\n  release: 1.10\n  stable: yes\n",
 	})
 	o.start(t)
 
@@ -104,6 +110,12 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 	if size, _, _ := unstructured.NestedInt64(stored.Object, "spec", "size"); size != 3 {
 		t.Errorf("spec.size %d, want 3 from size.kpatch", size)
 	}
+	if v, _, _ := unstructured.NestedFieldNoCopy(stored.Object, "spec", "version"); v != "1.10" {
+		t.Errorf("spec.version %#v, want the text 1.10 from values.yaml", v)
+	}
+	if tags, _, _ := unstructured.NestedStringMap(stored.Object, "spec", "tags"); tags["stable"] != "yes" || tags["minor"] != "2.10" {
+		t.Errorf("spec.tags %v, want stable: yes and minor: 2.10 as written", tags)
+	}
 	if mode, _, _ := unstructured.NestedString(stored.Object, "spec", "mode"); mode != "slow" {
 		t.Errorf("spec.mode %q, want slow: mode.kpatch is left out", mode)
 	}
@@ -113,7 +125,9 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 			t.Errorf("the warning %q does not say %q", w, part)
 		}
 	}
-	if strings.Contains(w, "size.kpatch") {
-		t.Errorf("the warning %q names size.kpatch", w)
+	for _, good := range []string{"size.kpatch", "version.kpatch"} {
+		if strings.Contains(w, good) {
+			t.Errorf("the warning %q names %s", w, good)
+		}
 	}
 }
