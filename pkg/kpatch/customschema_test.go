@@ -39,7 +39,7 @@ properties:
       extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `
 
-func widgetSchemas(t *testing.T) func(apiVersion, kind string) *CustomResourceSchema {
+func widgetSchemas(t testing.TB) func(apiVersion, kind string) *CustomResourceSchema {
 	t.Helper()
 	var props apiextensionsv1.JSONSchemaProps
 	if err := yaml.Unmarshal([]byte(widgetSchema), &props); err != nil {

@@ -183,8 +183,9 @@ func assertPlain(t *testing.T, v any) {
 }
 
 // FuzzValueText: a plain scalar written in a values file reaches a
-// string field as written, whatever YAML reads it as (a number, a
-// boolean, null, a timestamp, text): read as kpatch apply --values reads
+// string field as written, a built-in kind's or a custom resource's
+// typed by its CRD, whatever YAML reads it as (a number, a boolean, null,
+// a timestamp, text): read as kpatch apply --values reads
 // it (variables.Load) and as the registry reads a ConfigMap's
 // values.yaml (package parameters).
 func FuzzValueText(f *testing.F) {
@@ -193,6 +194,8 @@ func FuzzValueText(f *testing.F) {
 		f.Add(s)
 	}
 	p := mustPatch(f, "f.kpatch", "[configmap.c]\ndata.x: ${values.x}\ndata.y: \"v${values.x}\"\n")
+	widget := mustPatch(f, "w.kpatch", "[widget.w]\nspec.version: ${values.x}\n")
+	crd := ApplyOptions{Schemas: widgetSchemas(f)}
 	f.Fuzz(func(t *testing.T, s string) {
 		if !plainScalar(s) {
 			t.Skip()
@@ -222,6 +225,16 @@ func FuzzValueText(f *testing.F) {
 			}
 			if got := out["data"].(map[string]any)["y"]; got != "v"+s {
 				t.Errorf("%s: values.x written %q (read as %#v) was spliced as %#v", name, s, vars.Values["x"], got)
+			}
+			// a custom resource's string field, typed by its CRD
+			if bound, err = widget.Bind(vars); err != nil {
+				t.Fatalf("%s: %q: %v", name, s, err)
+			}
+			if out, err = bound.Apply(mustObject(t, widgetObject), crd); err != nil {
+				t.Fatalf("%s: %q: custom resource: %v", name, s, err)
+			}
+			if got := out["spec"].(map[string]any)["version"]; got != s {
+				t.Errorf("%s: values.x written %q reached a custom resource's string field as %#v", name, s, got)
 			}
 		}
 	})
