@@ -82,14 +82,47 @@ func TestLintReportsCustomResourceValues(t *testing.T) {
 		"app.yaml":         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {size: 3}\n",
 		"size.kpatch":      "[widget.w]\nspec.size: many\n",
 	}
-	want := `size.kpatch:2:12: Widget shop/w: spec.size: the field wants an integer, not "many"`
-	for _, args := range [][]string{
-		{"lint", "--crd", "crds", "-f", "app.yaml", "size.kpatch"},
-		{"apply", "--crd", "crds", "-f", "app.yaml", "-p", "size.kpatch"},
+	files["repl.yaml"] = `replacements:
+- sourceValue: abc
+  targets:
+  - select: {kind: Widget}
+    fieldPaths: [spec.replicas]
+    options: {create: true}
+`
+	for file, want := range map[string][2]string{
+		"size.kpatch": {"size.kpatch:2:12: ", `Widget shop/w: spec.size: the field wants an integer, not "many"`},
+		"repl.yaml":   {"repl.yaml:5:18: ", `Widget shop/w: unable to set field "spec.replicas" in replacement target: the field wants an integer, not "abc"`},
 	} {
-		code, stdout, stderr := runCLI(t, files, "", args...)
-		if code != 1 || !strings.Contains(stdout+stderr, want) {
-			t.Errorf("%s: exit %d, output:\n%s%s\nwant %s", args[0], code, stdout, stderr, want)
+		for _, args := range [][]string{
+			{"lint", "--crd", "crds", "-f", "app.yaml", file},
+			{"apply", "--crd", "crds", "-f", "app.yaml", "-p", file},
+			{"apply", "--admission", "--crd", "crds", "-f", "app.yaml", "-p", file},
+		} {
+			code, stdout, stderr := runCLI(t, files, "", args...)
+			if out := stdout + stderr; code != 1 || !strings.Contains(out, want[0]) || !strings.Contains(out, want[1]) {
+				t.Errorf("%v: exit %d, output:\n%s%s\nwant %s", args, code, stdout, stderr, want)
+			}
 		}
+	}
+}
+
+// TestLintUselessOverridesOfCustomResources: lint types the values of
+// custom resources by --crd when it looks for useless overrides: 1.1
+// then 1.10 into a string field are two values, so the second is no
+// useless override (the first is overwritten by it).
+func TestLintUselessOverridesOfCustomResources(t *testing.T) {
+	files := map[string]string{
+		"crds/widget.yaml": widgetCRD,
+		"app.yaml":         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {version: a}\n",
+		"a.kpatch":         "[widget.w]\nspec.version: 1.1\n",
+		"b.kpatch":         "[widget.w]\nspec.version: 1.10\n",
+	}
+	code, stdout, stderr := runCLI(t, files, "", "lint", "--crd", "crds", "-f", "app.yaml", "a.kpatch", "b.kpatch")
+	if code != 0 || strings.Contains(stdout, "useless override") || !strings.Contains(stdout, "a.kpatch:1:1: warning: overwritten file") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = runCLI(t, files, "", "lint", "-f", "app.yaml", "a.kpatch", "b.kpatch")
+	if code != 0 || !strings.Contains(stdout, "b.kpatch:2:1: warning: useless override") {
+		t.Errorf("without --crd (both write 1.1): exit %d, stdout:\n%s", code, stdout)
 	}
 }

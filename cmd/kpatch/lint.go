@@ -199,14 +199,17 @@ func (r *lintRun) lint(found *findings) error {
 	if err != nil {
 		return err
 	}
-	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
-	found.ReportUseless(files.patches(), m.Objects(), r.namespace)
-	found.ReportOverwritten(files.patches(), m.Objects(), r.namespace)
 	if err := r.crds.load(r.src); err != nil {
 		return err
 	}
+	valid := &schema.Checker{CRDs: r.crds.get}
+	// custom resources are typed by their CRDs, as apply types them
+	opts := kpatch.ApplyOptions{Namespace: r.namespace, Schemas: valid.Schemas()}
+	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
+	found.ReportUseless(files.patches(), m.Objects(), opts)
+	found.ReportOverwritten(files.patches(), m.Objects(), opts)
 	applied := &findings{} // the files' failures on the objects are apply's to report
-	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, &schema.Checker{CRDs: r.crds.get}, applied)
+	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, valid, applied)
 	n := len(applied.List)
 	reportRequired(runs, applied)
 	for i, f := range applied.List {

@@ -44,8 +44,10 @@ func (f *Findings) failedOn() map[[2]string]bool {
 // set to the value an earlier file gave it, on every one of the objects
 // they match (kpatch.OverrideFinder): one warning per field, target and
 // value, whatever the number of entries (kpatch.GroupUseless): lint -f.
-func (f *Findings) ReportUseless(patches []*kpatch.Patch, objects []map[string]any, namespace string) {
-	finder := kpatch.OverrideFinder{Options: kpatch.ApplyOptions{Namespace: namespace}}
+// opts are those the files apply with (the namespace of objects without
+// one, the schemas of custom resources).
+func (f *Findings) ReportUseless(patches []*kpatch.Patch, objects []map[string]any, opts kpatch.ApplyOptions) {
+	finder := kpatch.OverrideFinder{Options: opts}
 	for _, obj := range objects {
 		finder.Object(obj, patches)
 	}
@@ -60,9 +62,9 @@ func (f *Findings) ReportUseless(patches []*kpatch.Patch, objects []map[string]a
 
 // ReportOverwritten records a warning for each file whose every change to
 // the objects is overwritten by later files (kpatch.OverwriteFinder): lint
-// -f.
-func (f *Findings) ReportOverwritten(patches []*kpatch.Patch, objects []map[string]any, namespace string) {
-	finder := kpatch.OverwriteFinder{Options: kpatch.ApplyOptions{Namespace: namespace}}
+// -f, the files applied with opts.
+func (f *Findings) ReportOverwritten(patches []*kpatch.Patch, objects []map[string]any, opts kpatch.ApplyOptions) {
+	finder := kpatch.OverwriteFinder{Options: opts}
 	for _, obj := range objects {
 		finder.Object(obj, patches)
 	}

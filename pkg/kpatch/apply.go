@@ -291,10 +291,10 @@ func (pl *plan) resolveValue(leaf *typeNode, vars *Variables, ex *expansion) (an
 	}
 	if s, ok := v.(sourced); ok && s.value == nil && pl.imagePart() {
 		v = nil // a null removes an image part
-	} else if ok && pl.maybeImagePart() {
+	} else if ok && pl.maybeImagePart() && leaf == nil {
 		return s, nil // the object tells: an image part takes the text, a field the value
 	}
-	out, err := coerce(v, pl.valueLeaf(leaf), "")
+	out, err := coerce(v, leaf, "")
 	if err != nil {
 		return nil, errorf(err.err, "%s: %s (from %s)", pathText(pl.steps), err.msg, t.Raw)
 	}

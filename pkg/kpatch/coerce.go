@@ -72,8 +72,8 @@ func coerceString(v any, n *typeNode, raw string) (any, *problem) {
 
 func coerceInt(v any, n *typeNode) (any, *problem) {
 	bits := n.bits
-	if n.kind == tIntOrString {
-		bits = 32
+	if n.kind == tIntOrString && bits == 0 {
+		bits = 32 // intstr.IntOrString holds an int32
 	}
 	outOfRange := func() (any, *problem) {
 		return nil, errorf(ErrValue, "the field is a %d-bit integer and %v is out of its range", bits, v)
@@ -174,10 +174,21 @@ func coerceTree(v any, n *typeNode, src *treeSource) (any, *problem) {
 // coercePatch converts a merge patch, or with strategic a strategic
 // merge patch, as coerceTree does a value: a null (a variable's too)
 // removes its field, and a strategic patch's $-directives pass, their
-// lists typed as the list they name when they hold variables.
-func coercePatch(v any, n *typeNode, src *treeSource, strategic bool) (any, *problem) {
-	c := &treeCoercer{src: src, patch: true, directives: strategic}
+// lists typed as the list they name when they hold variables. With
+// custom (a custom resource's JSON merge patch), a null may also remove
+// a field the schema does not name, such as one a newer version of the
+// CRD dropped.
+func coercePatch(v any, n *typeNode, src *treeSource, strategic, custom bool) (any, *problem) {
+	c := &treeCoercer{src: src, patch: true, directives: strategic, custom: custom}
 	return c.value(v, n)
+}
+
+// isNull reports whether a value of a patch is null, a variable's too.
+func isNull(v any) bool {
+	if s, ok := v.(sourced); ok {
+		return s.value == nil
+	}
+	return v == nil
 }
 
 // treeCoercer walks a structured value and its schema together.
@@ -185,6 +196,7 @@ type treeCoercer struct {
 	src        *treeSource
 	patch      bool     // a merge patch: a null removes a field
 	directives bool     // a strategic merge patch: $-keys are directives
+	custom     bool     // a custom resource's merge patch: a null removes any field
 	path       []string // keys, and list indexes written [i]
 }
 
@@ -235,7 +247,7 @@ func (c *treeCoercer) mapValue(x map[string]any, n *typeNode) (any, *problem) {
 		elem := n.elem
 		c.path = append(c.path, k)
 		if n.kind == tStruct {
-			if elem = n.fields[k]; elem == nil {
+			if elem = n.fields[k]; elem == nil && !n.open && !(c.custom && isNull(x[k])) {
 				return nil, c.fail(unknownField(k, fieldNames(n), "%s has no field %q", n.name, k), true)
 			}
 		}

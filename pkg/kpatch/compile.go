@@ -377,7 +377,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 		return pl
 	}
 	for i, e := range s.Entries {
-		sub := &plan{line: e.Line, col: e.Col, act: build[i].act, ifAbsent: e.IfAbsent}
+		sub := &plan{typed: ks != nil, line: e.Line, col: e.Col, act: build[i].act, ifAbsent: e.IfAbsent}
 		if sub.checkRoute(&build[i]) {
 			sub.steps = slices.Clone(build[i].steps)
 			sub.resolveTypes(pl.leaf)
@@ -437,16 +437,6 @@ func (pl *plan) lastStep() step {
 	return nil
 }
 
-// valueLeaf is the type a value is converted to: leaf (see leafOf), but
-// none for what may be an image part of a custom resource (its text is
-// used as written).
-func (pl *plan) valueLeaf(leaf *typeNode) *typeNode {
-	if pl.maybeImagePart() {
-		return nil
-	}
-	return leaf
-}
-
 // imagePart reports whether the plan ends in an image part, or what may
 // be one.
 func (pl *plan) imagePart() bool {
@@ -490,7 +480,7 @@ func (pl *plan) setValue(v *Value, col int) {
 	if !v.Quoted {
 		pl.raw = v.Raw
 	}
-	val, err := coerce(v.Scalar, pl.valueLeaf(pl.leaf), pl.raw)
+	val, err := coerce(v.Scalar, pl.leaf, pl.raw)
 	if err == nil {
 		err = pl.checkImagePart(val)
 	}
@@ -513,7 +503,7 @@ func (pl *plan) constantAs(leaf *typeNode) (any, *problem) {
 	if isNode(pl.value) {
 		out, err = coerceTree(pl.value, leaf, pl.src)
 	} else {
-		out, err = coerce(pl.value, pl.valueLeaf(leaf), pl.raw)
+		out, err = coerce(pl.value, leaf, pl.raw)
 	}
 	if err != nil {
 		return nil, err.prefixed(pathText(pl.steps))

@@ -23,8 +23,9 @@ type CustomResourceSchema struct {
 
 // NewCustomResourceSchema reads the schema of a custom resource of kind
 // from its CRD version's OpenAPI v3 schema. Fields the schema leaves
-// free (x-kubernetes-preserve-unknown-fields, an object without
-// properties) take values as written.
+// free (those x-kubernetes-preserve-unknown-fields keeps beside the
+// properties it names, an object without properties) take values as
+// written.
 func NewCustomResourceSchema(kind string, s *apiextensionsv1.JSONSchemaProps) *CustomResourceSchema {
 	return &CustomResourceSchema{root: customNode(kind, s, true)}
 }
@@ -37,11 +38,11 @@ func customNode(name string, s *apiextensionsv1.JSONSchemaProps, top bool) *type
 	preserves := s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
 	switch {
 	case s.XIntOrString:
-		n.kind = tIntOrString
+		n.kind, n.bits = tIntOrString, 64 // the API server takes any int64
 	case s.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
 		n.kind, n.elem = tMap, customNode(name+".*", s.AdditionalProperties.Schema, s.AdditionalProperties.Schema.XEmbeddedResource)
-	case s.Type == "object" && (len(s.Properties) > 0 || top) && !preserves:
-		n.kind, n.fields = tStruct, make(map[string]*typeNode, len(s.Properties)+3)
+	case s.Type == "object" && (len(s.Properties) > 0 || top):
+		n.kind, n.fields, n.open = tStruct, make(map[string]*typeNode, len(s.Properties)+3), preserves
 		for _, key := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[key]
 			n.fields[key] = customNode(name+"."+key, &p, p.XEmbeddedResource)
@@ -151,6 +152,11 @@ func customLeaf(n *typeNode, steps []step) *typeNode {
 			n = listItem(n)
 		case *allContainersStep:
 			n = fieldNode(n, allContainersField)
+		case maybeImagePartStep:
+			if n.kind == tString {
+				return nil // an image part: its text goes into the reference
+			}
+			n = customField(n, x.name) // image is an object: tag is its field
 		default:
 			return nil
 		}

@@ -231,3 +231,109 @@ func TestCustomResourceSchemaTypesReplacements(t *testing.T) {
 		t.Error("CustomFieldTypes(nil) is not nil")
 	}
 }
+
+// TestInsertionImagePartKeepsTheText: on a built-in kind, an insertion's
+// entry that sets an image part from a variable takes its text (1.10
+// stays 1.10), with or without schemas of custom resources.
+func TestInsertionImagePartKeepsTheText(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  tag: 1.10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := mustPatch(t, "ins.kpatch", "[deployment.web.containers[-]]\nname: side\nimage: busybox:1\nimage.tag: ${values.tag}\n").Bind(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []ApplyOptions{{}, {Schemas: widgetSchemas(t)}} {
+		out, err := p.Apply(mustObject(t, webDeployment), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		containers := out["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+		if got := containers[len(containers)-1].(map[string]any)["image"]; got != "busybox:1.10" {
+			t.Errorf("schemas %t: image %#v, want busybox:1.10", opts.Schemas != nil, got)
+		}
+	}
+}
+
+// crdEdgeSchema has an int-or-string field, an object named image, an
+// open object with properties, and a root that keeps unknown fields.
+const crdEdgeSchema = `type: object
+x-kubernetes-preserve-unknown-fields: true
+properties:
+  spec:
+    type: object
+    properties:
+      port: {x-kubernetes-int-or-string: true}
+      sub:
+        type: object
+        properties:
+          image: {type: object, properties: {repository: {type: string}, tag: {type: string}}}
+      open:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+        properties:
+          s: {type: string}
+`
+
+// TestCustomResourceSchemaEdges: an int-or-string field takes any
+// 64-bit integer; an image field that the CRD makes an object has a tag
+// field, typed; an object that keeps unknown fields types the ones it
+// names and takes the others as written; metadata is typed under a root
+// that keeps unknown fields; a merge patch's null removes a field the
+// schema does not name.
+func TestCustomResourceSchemaEdges(t *testing.T) {
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(crdEdgeSchema), &props); err != nil {
+		t.Fatal(err)
+	}
+	s := NewCustomResourceSchema("Edge", &props)
+	opts := ApplyOptions{Schemas: func(string, string) *CustomResourceSchema { return s }}
+	vars, err := LoadVariables([]byte("values:\n  v: 1.10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"e.kpatch": `[edge.e]
+spec.port: 3000000000
+spec.sub.image.tag: ${values.v}
+spec.sub.image.repository: 1.0
+spec.open.s: 1.10
+spec.open.free: 1.10
+labels.v: ${values.v}
+`,
+		"m.yaml": `- target: edge.e
+  type: merge
+  patch:
+    spec: {legacy: null, sub: {gone: null}}
+    status: null
+`,
+	}
+	obj := mustObject(t, "apiVersion: example.com/v1\nkind: Edge\nmetadata: {name: e}\nspec: {legacy: old, sub: {gone: 1}}\nstatus: {phase: x}\n")
+	for _, name := range []string{"e.kpatch", "m.yaml"} {
+		p, err := mustPatch(t, name, files[name]).Bind(vars)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if obj, err = p.Apply(obj, opts); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	want := map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Edge",
+		"metadata": map[string]any{"name": "e", "labels": map[string]any{"v": "1.10"}},
+		"spec": map[string]any{
+			"port": int64(3000000000),
+			"sub":  map[string]any{"image": map[string]any{"tag": "1.10", "repository": "1.0"}},
+			"open": map[string]any{"s": "1.10", "free": 1.1},
+		},
+	}
+	if !reflect.DeepEqual(jsonNumbers(obj), jsonNumbers(want)) {
+		t.Errorf("got  %#v\nwant %#v", obj, want)
+	}
+	// a value that is no field's removal still fails on an unknown field
+	p := mustPatch(t, "u.yaml", "- target: edge.e\n  type: merge\n  patch:\n    spec: {sub: {other: 1}}\n")
+	if _, err := p.Apply(obj, opts); err == nil || !strings.Contains(err.Error(), `has no field "other"`) {
+		t.Errorf("a value in a field the schema does not name: %v", err)
+	}
+}

@@ -63,7 +63,7 @@ func compileMerge(m *MergeEntry) *section {
 // or with custom a custom resource's, which takes a JSON merge patch
 // (no $-directives).
 func (op *mergeOp) convert(patch map[string]any, root *typeNode, custom bool) (map[string]any, *problem) {
-	out, err := coercePatch(patch, root, op.entry.src, op.entry.Strategic && !custom)
+	out, err := coercePatch(patch, root, op.entry.src, op.entry.Strategic && !custom, custom)
 	if err != nil {
 		return nil, op.place(err)
 	}

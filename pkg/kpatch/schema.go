@@ -48,6 +48,10 @@ type typeNode struct {
 	enum []string
 	// names are a struct's field names, sorted, for suggestions.
 	names []string
+	// open marks a custom resource's object that keeps the fields its
+	// schema does not name (x-kubernetes-preserve-unknown-fields): those
+	// take values as written.
+	open bool
 }
 
 func (n *typeNode) describe() string {

@@ -150,7 +150,7 @@ func (t *target) write(e *editor, obj map[string]any, id ResID, val value, typeO
 		}
 		if f != nil {
 			pos := p.pos
-			if f.err == ErrValue && t.opts.delimiter != "" {
+			if errors.Is(f.err, ErrValue) && t.opts.delimiter != "" {
 				pos = t.opts.pos
 			}
 			return obj, f.at(pos, id.Object())

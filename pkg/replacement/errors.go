@@ -28,6 +28,10 @@ var (
 	// ErrValue is a value that does not fit its target: a text that is no
 	// integer for an integer field, a delimiter on a map.
 	ErrValue = errors.New("replacement value")
+	// ErrFieldType is an ErrValue that the target field's type, as the
+	// schema of its kind says, cannot take: the API server would refuse
+	// the object (fileerr.ErrRefused), which lint reports.
+	ErrFieldType = fmt.Errorf("%w: %w", ErrValue, fileerr.ErrRefused)
 )
 
 // Error is a replacement that failed: where it is written, which object

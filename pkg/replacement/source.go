@@ -224,7 +224,7 @@ func (v value) writeTo(old any, exists bool, o options, ft FieldType) (any, *fai
 	if err != nil {
 		switch want := typeOfTag(tag); {
 		case ft != TypeUnknown: // the schema's type
-			return nil, fail(ErrValue, "the field wants %s, not %q", want.article(), v.text)
+			return nil, fail(ErrFieldType, "the field wants %s, not %q", want.article(), v.text)
 		case want != TypeUnknown: // the type the field has, as kustomize reads it
 			return nil, fail(ErrValue, "the field holds %s, not %q (yaml: %s)", want.article(), v.text, err)
 		}
