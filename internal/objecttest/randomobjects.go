@@ -195,15 +195,30 @@ func Mutate(r *rand.Rand, v any, depth int) any {
 	return randomScalar(r)
 }
 
-// RestoreIdentity keeps the fields that pair the objects.
+// RestoreIdentity keeps the fields that pair the objects, and a metadata
+// that a resource can hold: its name, and labels and annotations that
+// are maps of strings (any resource's metadata is an object's metadata,
+// which kpatch types as the API server does).
 func RestoreIdentity(obj map[string]any) {
 	obj["apiVersion"], obj["kind"] = "example.com/v1", "Widget"
-	md, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		md = map[string]any{}
-		obj["metadata"] = md
+	old, _ := obj["metadata"].(map[string]any)
+	md := map[string]any{"name": "w"}
+	for _, key := range []string{"labels", "annotations"} {
+		if m, ok := old[key].(map[string]any); ok && stringsOnly(m) {
+			md[key] = m
+		}
 	}
-	md["name"] = "w"
+	obj["metadata"] = md
+}
+
+// stringsOnly reports whether every value of m is a string.
+func stringsOnly(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func DeepCopy(v any) any {

@@ -33,16 +33,19 @@ type ApplyOptions struct {
 	Schemas func(apiVersion, kind string) *CustomResourceSchema
 }
 
-// custom is the schema of the custom resource ref, when Schemas knows
-// it.
+// custom is the schema of the custom resource ref: its CRD's, when
+// Schemas knows it, else the one every resource has (its metadata); nil
+// for a built-in kind.
 func (o *ApplyOptions) custom(ref *ObjectRef) *typeNode {
-	if o.Schemas == nil || schemaOf(ref.APIVersion, ref.Kind) != nil {
+	if schemaOf(ref.APIVersion, ref.Kind) != nil {
 		return nil
 	}
-	if s := o.Schemas(ref.APIVersion, ref.Kind); s != nil {
-		return s.root
+	if o.Schemas != nil {
+		if s := o.Schemas(ref.APIVersion, ref.Kind); s != nil {
+			return s.root
+		}
 	}
-	return nil
+	return anyResource()
 }
 
 // identity is the object as the patches match it (Identity).

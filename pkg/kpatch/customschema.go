@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,17 @@ func customNode(name string, s *apiextensionsv1.JSONSchemaProps, top bool) *type
 	}
 	return n
 }
+
+// anyResource is the schema of a custom resource whose CRD kpatch does
+// not know: its metadata is an object's metadata, as the API server
+// holds every resource's; its other fields take values as written.
+var anyResource = sync.OnceValue(func() *typeNode {
+	n := &typeNode{kind: tStruct, name: "resource", open: true, fields: map[string]*typeNode{
+		"apiVersion": stringNode, "kind": stringNode, "metadata": objectMetaNode(),
+	}}
+	n.names = slices.Sorted(maps.Keys(n.fields))
+	return n
+})
 
 // objectMetaNode is the type of an object's metadata.
 func objectMetaNode() *typeNode {

@@ -337,3 +337,35 @@ labels.v: ${values.v}
 		t.Errorf("a value in a field the schema does not name: %v", err)
 	}
 }
+
+// TestCustomResourceMetadataWithoutCRD: without its CRD, a custom
+// resource's metadata is still an object's metadata: labels and
+// annotations receive texts as written, as the API server holds them;
+// its other fields take values as YAML read them.
+func TestCustomResourceMetadataWithoutCRD(t *testing.T) {
+	vars, err := LoadVariables([]byte("values:\n  v: 1.10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := mustObject(t, "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")
+	for name, src := range map[string]string{
+		"g.kpatch": "[gizmo.g]\nlabels.v: ${values.v}\nannotations.c: 2.10\nspec.v: ${values.v}\n",
+		"g.yaml":   "- target: gizmo.g\n  type: merge\n  patch:\n    metadata: {annotations: {m: 010}}\n",
+	} {
+		p, err := mustPatch(t, name, src).Bind(vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj, err = p.Apply(obj, ApplyOptions{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	want := map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Gizmo",
+		"metadata": map[string]any{"name": "g", "labels": map[string]any{"v": "1.10"}, "annotations": map[string]any{"c": "2.10", "m": "010"}},
+		"spec":     map[string]any{"v": 1.1},
+	}
+	if !reflect.DeepEqual(obj, want) {
+		t.Errorf("got  %#v\nwant %#v", obj, want)
+	}
+}
