@@ -93,8 +93,8 @@ func newCRDNode(s *apiextensionsv1.JSONSchemaProps, top bool) *crdNode {
 		n.kind = shapeScalar
 	case s.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
 		n.kind = shapeMap
-	case s.Type == "object" && (len(s.Properties) > 0 || top || s.XEmbeddedResource) && !preserves(s):
-		n.kind = shapeObject
+	case s.Type == "object" && (len(s.Properties) > 0 || top || s.XEmbeddedResource):
+		n.kind = shapeObject // with preserves, the fields it does not name are free
 		names := slices.Collect(maps.Keys(s.Properties))
 		if top || s.XEmbeddedResource {
 			names = append(names, "apiVersion", "kind", "metadata")
@@ -135,8 +135,22 @@ func (n *crdNode) field(name string) (node, bool) {
 	if (name == "apiVersion" || name == "kind") && (n.top || n.s.XEmbeddedResource) {
 		return &crdNode{s: &apiextensionsv1.JSONSchemaProps{Type: "string"}, kind: shapeScalar}, true
 	}
+	if preserves(n.s) {
+		return freeNode, true // kept as written
+	}
 	return nil, false
 }
+
+// freeNode is a field that holds anything: one that
+// x-kubernetes-preserve-unknown-fields keeps.
+var freeNode = &crdNode{s: &apiextensionsv1.JSONSchemaProps{}, kind: shapeAny}
+
+// anyResource is the schema of a custom resource whose CRD is not known:
+// an object's metadata, the rest free, as the API server holds every
+// resource's metadata.
+var anyResource = newCRDNode(&apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}, true)
+
+func ptrTo[T any](v T) *T { return &v }
 
 func (n *crdNode) fieldNames() []string { return n.names }
 

@@ -53,7 +53,8 @@ type Checker struct {
 // Check returns the first change from before to after that the API
 // server would refuse, as a *FieldError, or nil. before is the object as
 // it was, after as the files left it; values the files did not change
-// are not read. An object of a kind without a schema passes.
+// are not read. An object of a kind without a schema (a custom resource
+// whose CRD is not known) is held to an object's metadata only.
 func (c *Checker) Check(before, after map[string]any) error {
 	apiVersion, _ := after["apiVersion"].(string)
 	kind, _ := after["kind"].(string)
@@ -64,7 +65,7 @@ func (c *Checker) Check(before, after map[string]any) error {
 		}
 	}
 	if root == nil {
-		return nil
+		root = anyResource // its metadata, which every resource has
 	}
 	if av, _ := before["apiVersion"].(string); av != apiVersion {
 		before = nil // another kind: every field is new to it

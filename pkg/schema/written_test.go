@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -54,5 +55,39 @@ func TestCheckerGivesTheSchemasThatTypeWrites(t *testing.T) {
 	spec := out["spec"].(map[string]any)
 	if spec["labels"].(map[string]any)["v"] != "1.10" || spec["size"] != int64(3) {
 		t.Errorf("spec %#v, want labels.v \"1.10\" and size 3", spec)
+	}
+}
+
+// TestCheckMetadataWithoutCRD: a custom resource whose CRD is not known
+// is held to an object's metadata (a label is a string) and nothing
+// else; under a root that keeps unknown fields, the fields the schema
+// names are checked and the others are free.
+func TestCheckMetadataWithoutCRD(t *testing.T) {
+	before := obj(t, "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\nspec: {a: 1}\n")
+	c := &Checker{}
+	if err := c.Check(before, set(before, int64(1), "metadata", "labels")); err == nil || !strings.Contains(err.Error(), "metadata.labels: the field is a map") {
+		t.Errorf("a number in labels: %v", err)
+	}
+	if err := c.Check(before, set(before, map[string]any{"b": []any{true}}, "spec")); err != nil {
+		t.Errorf("any spec: %v", err)
+	}
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte("type: object\nx-kubernetes-preserve-unknown-fields: true\nproperties:\n  spec: {type: object, properties: {s: {type: string}}}\n"), &props); err != nil {
+		t.Fatal(err)
+	}
+	def := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: "example.com", Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "Gizmo"},
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &props}}},
+	}}
+	crds := NewCRDs([]*apiextensionsv1.CustomResourceDefinition{def})
+	c = &Checker{CRDs: func() *CRDs { return crds }}
+	if err := c.Check(before, set(before, int64(1), "spec", "s")); err == nil || !strings.Contains(err.Error(), "spec.s: the field is a string") {
+		t.Errorf("a number in a named string field: %v", err)
+	}
+	if err := c.Check(before, set(before, int64(1), "status")); err != nil {
+		t.Errorf("a field the root keeps: %v", err)
+	}
+	if err := c.Check(before, set(before, int64(1), "metadata", "labels", "x")); err == nil {
+		t.Error("a number label passes")
 	}
 }
