@@ -121,8 +121,13 @@ type applier struct {
 	// makeMap is ApplyOptions.NewMap.
 	makeMap func(size int) map[string]any
 	// custom is the schema of the object, a custom resource
-	// (ApplyOptions.Schemas); nil for a built-in kind or without one.
+	// (ApplyOptions.Schemas); nil for a built-in kind.
 	custom *typeNode
+	// item is the schema of the item an insertion is building (building
+	// set), below custom, while it is built: the steps of its entries
+	// start there.
+	item     *typeNode
+	building bool
 	// filtering is set while a section whose target names no single
 	// object applies: there a selector that matches no item, or an
 	// insertion anchored on such an item, does nothing (see
@@ -155,7 +160,7 @@ func (a *applier) reset() {
 	a.undo = a.undo[:0]
 	clear(a.images)
 	a.images = a.images[:0]
-	a.root, a.makeMap, a.custom = nil, nil, nil
+	a.root, a.makeMap, a.custom, a.item, a.building = nil, nil, nil, nil, false
 	a.meter = meter{}
 	a.file = 0
 	a.filtering = false

@@ -210,3 +210,38 @@ func listItem(n *typeNode) *typeNode {
 	}
 	return nil
 }
+
+// customItemsOfNothing reports, for a plan resolved without a schema on a
+// custom resource, whether the steps from the cursor's on, performed on
+// the value the cursor meets, which does not exist, go through every
+// item of a list before they write anything, as its schema says (a
+// field written on a list is written on each of its items): a list that
+// does not exist has no items, and the steps write nothing, as
+// itemsOfNothing finds for a built-in kind.
+func (a *applier) customItemsOfNothing(c cursor) bool {
+	base := a.custom
+	if a.building {
+		base = a.item
+	}
+	if c.pl.typed || base == nil {
+		return false
+	}
+	n := customLeaf(base, c.pl.steps[:c.i])
+	for _, st := range c.pl.steps[c.i:] {
+		if n == nil {
+			return false
+		}
+		switch x := st.(type) {
+		case *fieldStep:
+			if n.kind == tList {
+				return true
+			}
+			n = customField(n, x.name)
+		case *allStep:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}

@@ -369,3 +369,46 @@ func TestCustomResourceMetadataWithoutCRD(t *testing.T) {
 		t.Errorf("got  %#v\nwant %#v", obj, want)
 	}
 }
+
+// TestCustomResourceEveryItemOfNoList: a field written on a list that
+// the CRD says is a list, and that the object does not have, is written
+// on each of its items: none, so nothing changes (no map is made in the
+// list's place), as on a built-in kind; on a list the object has, every
+// item gets it.
+func TestCustomResourceEveryItemOfNoList(t *testing.T) {
+	src := `[widget.*]
+spec.items.weight: 5
+spec.items[*].tag: "2"
+`
+	for _, tt := range []struct{ obj, want string }{
+		{"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {version: a}\n", "{version: a}"},
+		{"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n", "<nil>"},
+		{"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: [{name: a}, {name: b}]}\n", "{items: [{name: a, weight: 5, tag: \"2\"}, {name: b, weight: 5, tag: \"2\"}]}"},
+	} {
+		out, err := mustPatch(t, "w.kpatch", src).Apply(mustObject(t, tt.obj), ApplyOptions{Schemas: widgetSchemas(t)})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.obj, err)
+		}
+		want := any(nil)
+		if tt.want != "<nil>" {
+			want = mustObject(t, tt.want)
+		}
+		if got := out["spec"]; !SameJSON(got, want) {
+			t.Errorf("%s\nspec %#v, want %#v", tt.obj, got, want)
+		}
+	}
+	// an insertion's entries: a list of the item that the item lacks
+	p := mustPatch(t, "i.kpatch", "[widget.w.spec.items[-]]\nname: c\nparts.size: 1\n")
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte("type: object\nproperties:\n  spec:\n    type: object\n    properties:\n      items:\n        type: array\n        items: {type: object, properties: {name: {type: string}, parts: {type: array, items: {type: object, properties: {size: {type: integer}}}}}}\n"), &props); err != nil {
+		t.Fatal(err)
+	}
+	s := NewCustomResourceSchema("Widget", &props)
+	out, err := p.Apply(mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: []}\n"), ApplyOptions{Schemas: func(string, string) *CustomResourceSchema { return s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out["spec"], map[string]any{"items": []any{map[string]any{"name": "c"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("insertion: spec %#v, want %#v", got, want)
+	}
+}

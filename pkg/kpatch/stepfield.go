@@ -127,7 +127,7 @@ func (a *applier) applyField(s slot, cur any, c cursor, name string) *problem {
 	case []any:
 		return a.applyEveryItem(s, v, c, name)
 	case nil:
-		if c.deleting() || itemsOfNothing(c.pl.steps[c.i+1:]) {
+		if c.deleting() || itemsOfNothing(c.pl.steps[c.i+1:]) || a.customItemsOfNothing(c) {
 			return nil
 		}
 		m := a.newMap()

@@ -125,6 +125,9 @@ func (a *applier) build(pl *plan, vars *Variables) (map[string]any, *problem) {
 // applyBuild applies an insertion header's entries to the item in s.
 func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	item := a.leafOf(pl, a.custom)
+	outer, building := a.item, a.building
+	a.item, a.building = item, true
+	defer func() { a.item, a.building = outer, building }()
 	for _, sub := range pl.build {
 		leaf := a.leafOf(sub, item)
 		val, err := sub.resolveValue(leaf, vars, &a.expanded)
