@@ -55,6 +55,9 @@ func customNode(name string, s *apiextensionsv1.JSONSchemaProps, top bool) *type
 		n.names = slices.Sorted(maps.Keys(n.fields))
 	case s.Type == "array" && s.Items != nil && s.Items.Schema != nil:
 		n.kind, n.elem = tList, customNode(name+"[]", s.Items.Schema, s.Items.Schema.XEmbeddedResource)
+		if s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) > 0 {
+			n.listKeys = slices.Clone(s.XListMapKeys)
+		}
 	case s.Type == "string":
 		n.kind = tString
 		for _, e := range s.Enum {
@@ -219,10 +222,7 @@ func listItem(n *typeNode) *typeNode {
 // does not exist has no items, and the steps write nothing, as
 // itemsOfNothing finds for a built-in kind.
 func (a *applier) customItemsOfNothing(c cursor) bool {
-	base := a.custom
-	if a.building {
-		base = a.item
-	}
+	base := a.customBase()
 	if c.pl.typed || base == nil {
 		return false
 	}
@@ -244,4 +244,27 @@ func (a *applier) customItemsOfNothing(c cursor) bool {
 		}
 	}
 	return false
+}
+
+// customListKeys are the keys of the list an insertion of a plan
+// resolved without a schema meets on a custom resource, when its CRD
+// makes it a map (x-kubernetes-list-map-keys); nil otherwise.
+func (a *applier) customListKeys(c cursor) []string {
+	base := a.customBase()
+	if c.pl.typed || base == nil {
+		return nil
+	}
+	if n := customLeaf(base, c.pl.steps[:c.i]); n != nil && n.kind == tList {
+		return n.listKeys
+	}
+	return nil
+}
+
+// customBase is the schema the running plan's steps start from: the
+// custom resource's, or the item an insertion is building.
+func (a *applier) customBase() *typeNode {
+	if a.building {
+		return a.item
+	}
+	return a.custom
 }

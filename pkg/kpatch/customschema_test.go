@@ -412,3 +412,49 @@ spec.items[*].tag: "2"
 		t.Errorf("insertion: spec %#v, want %#v", got, want)
 	}
 }
+
+// TestCustomResourceInsertionTwinByListMapKeys: an insertion into a list
+// that the CRD makes a map finds its twin by the list's keys, typed
+// first (the text "80" is the port 80), and updates it instead of adding
+// an item with the same keys, which the API server would refuse.
+func TestCustomResourceInsertionTwinByListMapKeys(t *testing.T) {
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(`type: object
+properties:
+  spec:
+    type: object
+    properties:
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [port, protocol]
+        items: {type: object, properties: {port: {type: integer}, protocol: {type: string}, name: {type: string}}}
+`), &props); err != nil {
+		t.Fatal(err)
+	}
+	s := NewCustomResourceSchema("Widget", &props)
+	opts := ApplyOptions{Schemas: func(string, string) *CustomResourceSchema { return s }}
+	obj := mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {ports: [{port: 80, protocol: TCP, name: http}]}\n")
+	for _, tt := range []struct{ name, src, want string }{
+		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: \"80\"\nprotocol: TCP\nname: web\n", "[{port: 80, protocol: TCP, name: web}]"},
+		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: 80\nprotocol: UDP\nname: dns\n", "[{port: 80, protocol: TCP, name: http}, {port: 80, protocol: UDP, name: dns}]"},
+		{"i.yaml", "- target: widget.w\n  patch:\n    spec.ports[-]: {port: \"80\", protocol: TCP, name: web}\n", "[{port: 80, protocol: TCP, name: web}]"},
+	} {
+		out, err := mustPatch(t, tt.name, tt.src).Apply(obj, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		if got, want := out["spec"].(map[string]any)["ports"], mustValue(t, tt.want); !SameJSON(got, want) {
+			t.Errorf("%s\nports %v, want %v", tt.src, got, want)
+		}
+	}
+}
+
+func mustValue(t *testing.T, src string) any {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

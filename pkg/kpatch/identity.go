@@ -36,6 +36,37 @@ func twin(list []any, item any, mergeKey string) int {
 	return -1
 }
 
+// twinByKeys is twin for a custom resource's list whose CRD makes it a
+// map (x-kubernetes-list-type: map) keyed by keys: the item whose every
+// key equals the new item's, and no other, when the new item holds them
+// all; else as twin finds it without a merge key.
+func twinByKeys(list []any, item any, keys []string) int {
+	want := make([]any, len(keys))
+	for i, k := range keys {
+		v, ok := fieldOf(item, k)
+		if !ok {
+			return twin(list, item, "")
+		}
+		want[i] = v
+	}
+	for j, it := range list {
+		if sameKeys(it, keys, want) {
+			return j
+		}
+	}
+	return -1
+}
+
+// sameKeys reports whether item holds the values want at keys.
+func sameKeys(item any, keys []string, want []any) bool {
+	for i, k := range keys {
+		if v, ok := fieldOf(item, k); !ok || !equalValue(v, want[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // fieldOf returns a map item's field; ok is false for other values and
 // for a missing or null field.
 func fieldOf(item any, field string) (any, bool) {

@@ -48,6 +48,10 @@ type typeNode struct {
 	enum []string
 	// names are a struct's field names, sorted, for suggestions.
 	names []string
+	// listKeys are the keys of a custom resource's list that its CRD
+	// makes a map (x-kubernetes-list-type: map): what tells its items
+	// apart, so that an insertion updates the item with its keys.
+	listKeys []string
 	// open marks a custom resource's object that keeps the fields its
 	// schema does not name (x-kubernetes-preserve-unknown-fields): those
 	// take values as written.

@@ -57,7 +57,13 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 		item = built
 	}
 	a.meter.count(2*len(list), a.valueBytes) // finding a twin, copying the list
-	if j := twin(list, item, c.pl.mergeKey); j >= 0 {
+	j := -1
+	if keys := a.customListKeys(c); keys != nil {
+		j = twinByKeys(list, item, keys)
+	} else {
+		j = twin(list, item, c.pl.mergeKey)
+	}
+	if j >= 0 {
 		return a.updateTwin(s, list, j, c.pl, item, c.vars)
 	}
 	pos, err := x.position(list, c)

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -221,6 +222,55 @@ func (n *crdNode) check(v any) string {
 	}
 	return strconv.Quote(text) + " is not one of " + strings.Join(texts, ", ") + hint
 }
+
+// duplicate finds two items of a list that the CRD makes a map
+// (x-kubernetes-list-type: map) with the same keys, or a set with the
+// same value: the API server refuses either.
+func (n *crdNode) duplicate(items []any) string {
+	if n.s.XListType == nil || len(items) < 2 {
+		return ""
+	}
+	keys := n.s.XListMapKeys
+	switch {
+	case *n.s.XListType == "map" && len(keys) > 0:
+	case *n.s.XListType == "set":
+		keys = nil
+	default:
+		return ""
+	}
+	seen := make(map[string]int, len(items))
+	for i, item := range items {
+		id := any(item)
+		if keys != nil {
+			m, _ := item.(map[string]any)
+			values := make([]any, len(keys))
+			for j, k := range keys {
+				values[j] = m[k]
+			}
+			id = values
+		}
+		b, err := json.Marshal(id)
+		if err != nil {
+			continue
+		}
+		if j, ok := seen[string(b)]; ok {
+			if keys != nil {
+				values := id.([]any)
+				pairs := make([]string, len(keys))
+				for k, key := range keys {
+					v, _ := json.Marshal(values[k])
+					pairs[k] = key + ": " + string(v)
+				}
+				return fmt.Sprintf("items [%d] and [%d] have the same keys (%s); the CRD makes the list a map keyed by them", j, i, strings.Join(pairs, ", "))
+			}
+			return fmt.Sprintf("items [%d] and [%d] are the same (%s); the CRD makes the list a set", j, i, b)
+		}
+		seen[string(b)] = i
+	}
+	return ""
+}
+
+var _ uniqueItems = (*crdNode)(nil)
 
 // integer reports whether v is a number whose JSON text is an integer.
 func integer(v any) bool {

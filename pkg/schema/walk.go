@@ -44,6 +44,13 @@ type node interface {
 	describe() string
 }
 
+// uniqueItems is a list node whose items the API server holds unique
+// (a CRD's list of x-kubernetes-list-type map or set).
+type uniqueItems interface {
+	// duplicate is the problem of two items alike, "" when there is none.
+	duplicate(items []any) string
+}
+
 // object checks the change of a whole object.
 func (w *walker) object(before, after map[string]any, root node) error {
 	var b any
@@ -97,6 +104,11 @@ func (w *walker) value(before, after any, n node) error {
 			return w.fail("the field is %s, not %s", n.describe(), describeValue(after))
 		}
 		b, _ := before.([]any)
+		if u, ok := n.(uniqueItems); ok {
+			if msg := u.duplicate(a); msg != "" {
+				return w.fail("%s", msg)
+			}
+		}
 		return w.items(b, a, n)
 	}
 	return nil

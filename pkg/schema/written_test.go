@@ -91,3 +91,49 @@ func TestCheckMetadataWithoutCRD(t *testing.T) {
 		t.Error("a number label passes")
 	}
 }
+
+// TestCheckListMapKeys: a list that the CRD makes a map may not hold two
+// items with the same keys, nor a set two equal items: the API server
+// refuses either.
+func TestCheckListMapKeys(t *testing.T) {
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(`type: object
+properties:
+  spec:
+    type: object
+    properties:
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [port, protocol]
+        items: {type: object, properties: {port: {type: integer}, protocol: {type: string}, name: {type: string}}}
+      tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+`), &props); err != nil {
+		t.Fatal(err)
+	}
+	def := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: "example.com", Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "Widget"},
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &props}}},
+	}}
+	crds := NewCRDs([]*apiextensionsv1.CustomResourceDefinition{def})
+	c := &Checker{CRDs: func() *CRDs { return crds }}
+	before := obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {ports: [{port: 80, protocol: TCP}], tags: [a]}\n")
+	for _, tt := range []struct {
+		value any
+		path  []any
+		want  string
+	}{
+		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80), "protocol": "UDP"}}, []any{"spec", "ports"}, ""},
+		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80), "protocol": "TCP", "name": "x"}}, []any{"spec", "ports"}, `spec.ports: items [0] and [1] have the same keys (port: 80, protocol: "TCP"); the CRD makes the list a map keyed by them`},
+		{[]any{"a", "b"}, []any{"spec", "tags"}, ""},
+		{[]any{"a", "b", "a"}, []any{"spec", "tags"}, `spec.tags: items [0] and [2] are the same ("a"); the CRD makes the list a set`},
+	} {
+		err := c.Check(before, set(before, tt.value, tt.path...))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v: refused: %v", tt.value, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%v: %v, want %q", tt.value, err, tt.want)
+		}
+	}
+}
