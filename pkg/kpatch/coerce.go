@@ -41,9 +41,11 @@ func coerce(v any, n *typeNode, raw string) (any, *problem) {
 
 // mismatch is the problem of a value that does not fit its field.
 func mismatch(v any, n *typeNode) *problem {
-	text, _ := scalarText(v)
+	text, ok := scalarText(v)
 	if _, isStr := v.(string); isStr {
 		text = strconv.Quote(text)
+	} else if !ok {
+		text = describeValue(v)
 	}
 	return errorf(ErrValue, "the field wants %s, not %s", n.describe(), text)
 }

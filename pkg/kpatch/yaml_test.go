@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -141,5 +142,24 @@ func TestAliasLimit(t *testing.T) {
 	}
 	if _, err := ParseYAML("small.yaml", []byte(aliasBomb(500, 100))); err != nil {
 		t.Errorf("a few aliases: %v", err)
+	}
+}
+
+// TestYAMLTimestampsAreText: an unquoted date or time in a YAML patch
+// file is its text, as the API server's YAML reader keeps it: in a
+// string field, in a merge patch, and on a custom resource.
+func TestYAMLTimestampsAreText(t *testing.T) {
+	for _, tt := range []struct{ obj, src string }{
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", "- target: configmap.c\n  patch:\n    data.d: 2024-01-01\n- target: configmap.c\n  type: merge\n  patch:\n    data: {t: 2001-12-14t21:59:43.10-05:00}\n"},
+		{"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c}\n", "- target: widget.c\n  patch:\n    data.d: 2024-01-01\n- target: widget.c\n  type: merge\n  patch:\n    data: {t: 2001-12-14t21:59:43.10-05:00}\n"},
+	} {
+		out, err := mustPatch(t, "t.yaml", tt.src).Apply(mustObject(t, tt.obj), ApplyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"d": "2024-01-01", "t": "2001-12-14t21:59:43.10-05:00"}
+		if got := out["data"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: data %#v, want %#v", tt.obj, got, want)
+		}
 	}
 }

@@ -107,8 +107,12 @@ func plainText(n *yaml.Node) string {
 	return ""
 }
 
-// scalarData decodes one scalar node.
+// scalarData decodes one scalar node. A timestamp is its text, as the
+// API server's YAML reader keeps it (2024-01-01 is "2024-01-01").
 func scalarData(n *yaml.Node) (any, *problem) {
+	if n.ShortTag() == "!!timestamp" {
+		return n.Value, nil
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return nil, errorf(ErrValue, "invalid value: %v", err).at(n.Line, n.Column)
