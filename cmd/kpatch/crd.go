@@ -20,7 +20,7 @@ type crdFlag struct {
 }
 
 func (c *crdFlag) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&c.paths, "crd", nil, "CustomResourceDefinition manifests, a `FILE` or a directory: a custom resource a file changes must fit its schema (types, enums, required fields), or that file is left out of it; repeatable")
+	fs.StringArrayVar(&c.paths, "crd", nil, "CustomResourceDefinition manifests, a `FILE` or a directory: what the files write into a custom resource takes its fields' types (1.10 into a string field is \"1.10\"), and a custom resource a file changes must fit its schema (types, enums, required fields, list-map keys), or that file is left out of it; repeatable")
 }
 
 // load reads the CRDs of the flag, once.

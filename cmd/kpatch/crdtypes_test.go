@@ -126,3 +126,26 @@ func TestLintUselessOverridesOfCustomResources(t *testing.T) {
 		t.Errorf("without --crd (both write 1.1): exit %d, stdout:\n%s", code, stdout)
 	}
 }
+
+// TestExplainTypesCustomResourcesByTheirCRD: kpatch explain takes --crd
+// as apply does, and shows what apply writes.
+func TestExplainTypesCustomResourcesByTheirCRD(t *testing.T) {
+	files := map[string]string{
+		"crds/widget.yaml": widgetCRD,
+		"app.yaml":         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nspec: {version: a}\n",
+		"v.kpatch":         "[widget.w]\nspec.version: 1.10\n",
+	}
+	for args, want := range map[string]string{
+		"--crd": `~ spec.version: "a" -> "1.10"`,
+		"":      `~ spec.version: "a" -> 1.1`,
+	} {
+		cmd := []string{"explain", "-p", "v.kpatch", "-f", "app.yaml"}
+		if args != "" {
+			cmd = append(cmd, args, "crds")
+		}
+		code, stdout, stderr := runCLI(t, files, "", cmd...)
+		if code != 0 || stderr != "" || !strings.Contains(stdout, want) {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s\nwant %s", cmd, code, stderr, stdout, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"kpatch.dev/kpatch/internal/explain"
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // explainOptions are the flags of kpatch explain: those of apply that say
@@ -66,6 +67,7 @@ or a patch file does not compile (reported on stderr, nothing printed), and
 	o.vars.register(f)
 	o.registry.register(f)
 	o.request.register(f)
+	o.crds.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("patch", "kpatch", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -108,9 +110,14 @@ func (o *explainOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
+	if err := o.crds.load(src); err != nil {
+		return err
+	}
 	report := &explain.Report{}
 	req, _ := o.request.request() // validated
-	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req).trace(files) {
+	tr := newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req)
+	tr.valid = &schema.Checker{CRDs: o.crds.get}
+	for _, r := range tr.trace(files) {
 		report.Objects = append(report.Objects, r.ObjectReport)
 	}
 	return explain.Write(s.out, report, o.output)

@@ -26,7 +26,10 @@ const (
 // apply loop as apply does (patchFiles.run) and observes what each file
 // did to each object.
 type tracer struct {
-	opts    kpatch.ApplyOptions
+	opts kpatch.ApplyOptions
+	// valid holds the results to their kinds' schemas, custom resources'
+	// by the CRDs of --crd; nil: the built-in kinds'.
+	valid   *schema.Checker
 	req     *admissionv1.AdmissionRequest
 	docs    []*document
 	reports []*objectReport
@@ -64,7 +67,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: &schema.Checker{}, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
+	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: t.checker(), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
@@ -183,4 +186,12 @@ func conditionsOf(r apply.FileRun) []string {
 		out = append(out, conditionText(c))
 	}
 	return out
+}
+
+// checker is the tracer's Validator: valid, or the built-in kinds'.
+func (t *tracer) checker() *schema.Checker {
+	if t.valid != nil {
+		return t.valid
+	}
+	return &schema.Checker{}
 }
