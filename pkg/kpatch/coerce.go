@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -28,7 +29,7 @@ func coerce(v any, n *typeNode, raw string) (any, *problem) {
 	case tString, tBytes:
 		return coerceString(v, n, raw)
 	case tInt, tIntOrString:
-		return coerceInt(v, n)
+		return coerceInt(v, n, raw)
 	case tFloat:
 		return coerceFloat(v, n)
 	case tBool:
@@ -72,13 +73,18 @@ func coerceString(v any, n *typeNode, raw string) (any, *problem) {
 	return s, nil
 }
 
-func coerceInt(v any, n *typeNode) (any, *problem) {
+// coerceInt converts v to an integer of n's size; raw, the text it was
+// written as, names it in a message.
+func coerceInt(v any, n *typeNode, raw string) (any, *problem) {
 	bits := n.bits
 	if n.kind == tIntOrString && bits == 0 {
 		bits = 32 // intstr.IntOrString holds an int32
 	}
 	outOfRange := func() (any, *problem) {
-		return nil, errorf(ErrValue, "the field is a %d-bit integer and %v is out of its range", bits, v)
+		if raw == "" {
+			raw = fmt.Sprint(v)
+		}
+		return nil, errorf(ErrValue, "the field is a %d-bit integer and %s is out of its range", bits, raw)
 	}
 	var i int64
 	switch x := v.(type) {

@@ -148,13 +148,14 @@ spec.env: ${values.env}
 }
 
 func TestVariableIntoIntegerFieldFailsAtItsPosition(t *testing.T) {
-	vars, err := LoadVariables([]byte("values:\n  half: 2.5\n  text: many\n"))
+	vars, err := LoadVariables([]byte("values:\n  half: 2.5\n  text: many\n  big: 12345678901234567890\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ name, src, want string }{
 		{"a.kpatch", "[deployment.web]\nreplicas: ${values.half}\n", "a.kpatch:2:11: spec.replicas: the field wants an integer, not 2.5 (from ${values.half})"},
 		{"b.yaml", "- target: deployment.web\n  type: merge\n  patch:\n    spec: {replicas: \"${values.text}\"}\n", `b.yaml:4:22: spec.replicas: the field wants an integer, not "many"`},
+		{"c.kpatch", "[deployment.web]\nreplicas: ${values.big}\n", "c.kpatch:2:11: spec.replicas: the field is a 32-bit integer and 12345678901234567890 is out of its range (from ${values.big})"},
 	} {
 		_, err := mustPatch(t, tt.name, tt.src).Bind(vars)
 		if err == nil || err.Error() != tt.want {
