@@ -18,6 +18,10 @@ type Sequence struct {
 	a    *applier
 	ctx  context.Context
 	opts ApplyOptions
+	// kind is the API version and kind whose schema a.custom is (typed:
+	// looked up), so that the files of one object look it up once.
+	kind  [2]string
+	typed bool
 }
 
 // NewSequence starts applying files to obj: the Budget of opts bounds
@@ -64,7 +68,9 @@ func (s *Sequence) Apply(p *Patch) (changed bool, err error) {
 	a.file++
 	a.meter.start(s.ctx, s.opts.Budget)
 	ref := s.opts.identity(a.root)
-	a.custom = s.opts.custom(&ref)
+	if !s.typed || ref.APIVersion != s.kind[0] || ref.Kind != s.kind[1] {
+		a.custom, s.kind, s.typed = s.opts.custom(&ref), [2]string{ref.APIVersion, ref.Kind}, true
+	}
 	if err := a.applyPatch(p, &ref, nil).Err(); err != nil {
 		return false, err
 	}
