@@ -36,6 +36,12 @@ func gadgetCRD() *unstructured.Unstructured {
 							"size":    map[string]any{"type": "integer"},
 							"version": map[string]any{"type": "string"},
 							"tags":    map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+							"ports": map[string]any{
+								"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"port"},
+								"items": map[string]any{"type": "object", "required": []any{"port"}, "properties": map[string]any{
+									"port": map[string]any{"type": "integer"}, "name": map[string]any{"type": "string"},
+								}},
+							},
 						},
 					}},
 				}},
@@ -48,7 +54,7 @@ func gadget(ns, name string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "schema.e2e.kpatch.dev/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": name, "namespace": ns},
-		"spec":     map[string]any{"mode": "slow", "size": int64(1)},
+		"spec":     map[string]any{"mode": "slow", "size": int64(1), "ports": []any{map[string]any{"port": int64(80), "name": "http"}}},
 	}}
 }
 
@@ -58,7 +64,8 @@ func gadget(ns, name string) *unstructured.Unstructured {
 // naming the file, the field and the values, and a valid file on the same
 // object applies, on the real API server. What the files write is typed
 // by the CRD: 1.10, a value's or a constant's, reaches a string field as
-// the text 1.10, and the text "3" an integer field as 3.
+// the text 1.10, and the text "3" an integer field as 3; an insertion into
+// a list the CRD keys by port updates the item of that port.
 func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 	const ns = "crd-schemas-e2e"
 	ctx := context.Background()
@@ -77,6 +84,7 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 		"size.kpatch":    "[gadget(schema.e2e.kpatch.dev).*]\nspec.size: \"3\"\n",
 		"version.kpatch": "[gadget(schema.e2e.kpatch.dev).*]\nspec.version: ${values.release}\nspec.tags.stable: ${values.stable}\nspec.tags.minor: 2.10\n",
 		"values.yaml":    "values:\n  release: 1.10\n  stable: yes\n",
+		"ports.kpatch":   "[gadget(schema.e2e.kpatch.dev).*.spec.ports[-]]\nport: \"80\"\nname: web\n",
 	})
 	o.start(t)
 
@@ -116,6 +124,9 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 	if tags, _, _ := unstructured.NestedStringMap(stored.Object, "spec", "tags"); tags["stable"] != "yes" || tags["minor"] != "2.10" {
 		t.Errorf("spec.tags %v, want stable: yes and minor: 2.10 as written", tags)
 	}
+	if ports, _, _ := unstructured.NestedSlice(stored.Object, "spec", "ports"); len(ports) != 1 || ports[0].(map[string]any)["name"] != "web" {
+		t.Errorf("spec.ports %v, want the one port 80, renamed web: the insertion's twin by the list-map key", ports)
+	}
 	if mode, _, _ := unstructured.NestedString(stored.Object, "spec", "mode"); mode != "slow" {
 		t.Errorf("spec.mode %q, want slow: mode.kpatch is left out", mode)
 	}
@@ -125,7 +136,7 @@ func TestCustomResourcesHeldToTheirCRD(t *testing.T) {
 			t.Errorf("the warning %q does not say %q", w, part)
 		}
 	}
-	for _, good := range []string{"size.kpatch", "version.kpatch"} {
+	for _, good := range []string{"size.kpatch", "version.kpatch", "ports.kpatch"} {
 		if strings.Contains(w, good) {
 			t.Errorf("the warning %q names %s", w, good)
 		}
