@@ -9,6 +9,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -56,7 +57,7 @@ func customNode(name string, s *apiextensionsv1.JSONSchemaProps, top bool) *type
 	case s.Type == "array" && s.Items != nil && s.Items.Schema != nil:
 		n.kind, n.elem = tList, customNode(name+"[]", s.Items.Schema, s.Items.Schema.XEmbeddedResource)
 		if s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) > 0 {
-			n.listKeys = slices.Clone(s.XListMapKeys)
+			n.listKeys, n.keyDefaults = slices.Clone(s.XListMapKeys), keyDefaults(s.Items.Schema, s.XListMapKeys)
 		}
 	case s.Type == "string":
 		n.kind = tString
@@ -92,6 +93,27 @@ var anyResource = sync.OnceValue(func() *typeNode {
 	n.names = slices.Sorted(maps.Keys(n.fields))
 	return n
 })
+
+// keyDefaults are the defaults that the schema of a list's items gives
+// its keys; nil when it gives none.
+func keyDefaults(items *apiextensionsv1.JSONSchemaProps, keys []string) []any {
+	var out []any
+	for i, k := range keys {
+		p, ok := items.Properties[k]
+		if !ok || p.Default == nil {
+			continue
+		}
+		var v any
+		if utiljson.Unmarshal(p.Default.Raw, &v) != nil {
+			continue
+		}
+		if out == nil {
+			out = make([]any, len(keys))
+		}
+		out[i] = v
+	}
+	return out
+}
 
 // objectMetaNode is the type of an object's metadata.
 func objectMetaNode() *typeNode {
@@ -246,16 +268,16 @@ func (a *applier) customItemsOfNothing(c cursor) bool {
 	return false
 }
 
-// customListKeys are the keys of the list an insertion of a plan
-// resolved without a schema meets on a custom resource, when its CRD
-// makes it a map (x-kubernetes-list-map-keys); nil otherwise.
-func (a *applier) customListKeys(c cursor) []string {
+// customListKeys is the list an insertion of a plan resolved without a
+// schema meets on a custom resource, when its CRD makes it a map
+// (listKeys: x-kubernetes-list-map-keys); nil otherwise.
+func (a *applier) customListKeys(c cursor) *typeNode {
 	base := a.customBase()
 	if c.pl.typed || base == nil {
 		return nil
 	}
-	if n := customLeaf(base, c.pl.steps[:c.i]); n != nil && n.kind == tList {
-		return n.listKeys
+	if n := customLeaf(base, c.pl.steps[:c.i]); n != nil && n.kind == tList && n.listKeys != nil {
+		return n
 	}
 	return nil
 }

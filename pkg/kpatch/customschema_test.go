@@ -394,8 +394,9 @@ spec.items[*].tag: "2"
 
 // TestCustomResourceInsertionTwinByListMapKeys: an insertion into a list
 // that the CRD makes a map finds its twin by the list's keys, typed
-// first (the text "80" is the port 80), and updates it instead of adding
-// an item with the same keys, which the API server would refuse.
+// first (the text "80" is the port 80), a key the item lacks taking its
+// default, and updates it instead of adding an item with the same keys,
+// which the API server would refuse.
 func TestCustomResourceInsertionTwinByListMapKeys(t *testing.T) {
 	var props apiextensionsv1.JSONSchemaProps
 	if err := yaml.Unmarshal([]byte(`type: object
@@ -407,7 +408,7 @@ properties:
         type: array
         x-kubernetes-list-type: map
         x-kubernetes-list-map-keys: [port, protocol]
-        items: {type: object, properties: {port: {type: integer}, protocol: {type: string}, name: {type: string}}}
+        items: {type: object, properties: {port: {type: integer}, protocol: {type: string, default: TCP}, name: {type: string}}}
 `), &props); err != nil {
 		t.Fatal(err)
 	}
@@ -418,6 +419,10 @@ properties:
 		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: \"80\"\nprotocol: TCP\nname: web\n", "[{port: 80, protocol: TCP, name: web}]"},
 		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: 80\nprotocol: UDP\nname: dns\n", "[{port: 80, protocol: TCP, name: http}, {port: 80, protocol: UDP, name: dns}]"},
 		{"i.yaml", "- target: widget.w\n  patch:\n    spec.ports[-]: {port: \"80\", protocol: TCP, name: web}\n", "[{port: 80, protocol: TCP, name: web}]"},
+		// a key the new item lacks takes its default: (80, TCP) is the twin,
+		// (8080, TCP) a new item, though its name is the twin's
+		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: 80\nname: web2\n", "[{port: 80, protocol: TCP, name: web2}]"},
+		{"i.kpatch", "[widget.w.spec.ports[-]]\nport: 8080\nname: http\n", "[{port: 80, protocol: TCP, name: http}, {port: 8080, name: http}]"},
 	} {
 		out, err := mustPatch(t, tt.name, tt.src).Apply(obj, opts)
 		if err != nil {

@@ -37,30 +37,42 @@ func twin(list []any, item any, mergeKey string) int {
 }
 
 // twinByKeys is twin for a custom resource's list whose CRD makes it a
-// map (x-kubernetes-list-type: map) keyed by keys: the item whose every
-// key equals the new item's, and no other, when the new item holds them
-// all; else as twin finds it without a merge key.
-func twinByKeys(list []any, item any, keys []string) int {
+// map (x-kubernetes-list-type: map) keyed by keys, an item that lacks a
+// key taking its default (defaults, nil where the CRD gives none): the
+// item whose every key equals the new item's, and no other, when the new
+// item has them all; else as twin finds it without a merge key.
+func twinByKeys(list []any, item any, keys []string, defaults []any) int {
 	want := make([]any, len(keys))
-	for i, k := range keys {
-		v, ok := fieldOf(item, k)
+	for i := range keys {
+		v, ok := listKeyOf(item, keys, defaults, i)
 		if !ok {
 			return twin(list, item, "")
 		}
 		want[i] = v
 	}
 	for j, it := range list {
-		if sameKeys(it, keys, want) {
+		if sameKeys(it, keys, defaults, want) {
 			return j
 		}
 	}
 	return -1
 }
 
-// sameKeys reports whether item holds the values want at keys.
-func sameKeys(item any, keys []string, want []any) bool {
-	for i, k := range keys {
-		if v, ok := fieldOf(item, k); !ok || !equalValue(v, want[i]) {
+// listKeyOf is the i-th key of a list item: its field, or the key's default.
+func listKeyOf(item any, keys []string, defaults []any, i int) (any, bool) {
+	if v, ok := fieldOf(item, keys[i]); ok {
+		return v, true
+	}
+	if defaults != nil && defaults[i] != nil {
+		return defaults[i], true
+	}
+	return nil, false
+}
+
+// sameKeys reports whether item holds the keys want.
+func sameKeys(item any, keys []string, defaults []any, want []any) bool {
+	for i := range keys {
+		if v, ok := listKeyOf(item, keys, defaults, i); !ok || !equalValue(v, want[i]) {
 			return false
 		}
 	}

@@ -52,6 +52,9 @@ type typeNode struct {
 	// makes a map (x-kubernetes-list-type: map): what tells its items
 	// apart, so that an insertion updates the item with its keys.
 	listKeys []string
+	// keyDefaults are the defaults the CRD gives listKeys (nil where it
+	// gives none): an item without a key has its default.
+	keyDefaults []any
 	// open marks a custom resource's object that keeps the fields its
 	// schema does not name (x-kubernetes-preserve-unknown-fields): those
 	// take values as written.

@@ -58,8 +58,8 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	}
 	a.meter.count(2*len(list), a.valueBytes) // finding a twin, copying the list
 	j := -1
-	if keys := a.customListKeys(c); keys != nil {
-		j = twinByKeys(list, item, keys)
+	if keyed := a.customListKeys(c); keyed != nil {
+		j = twinByKeys(list, item, keyed.listKeys, keyed.keyDefaults)
 	} else {
 		j = twin(list, item, c.pl.mergeKey)
 	}

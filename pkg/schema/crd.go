@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -224,8 +225,10 @@ func (n *crdNode) check(v any) string {
 }
 
 // duplicate finds two items of a list that the CRD makes a map
-// (x-kubernetes-list-type: map) with the same keys, or a set with the
-// same value: the API server refuses either.
+// (x-kubernetes-list-type: map) with the same keys, a key an item lacks
+// taking its default, or a set with the same value: the API server
+// refuses either. Values are the same when they have the same JSON text
+// and Go type (1 and 1.0 differ, as the API server tells them apart).
 func (n *crdNode) duplicate(items []any) string {
 	if n.s.XListType == nil || len(items) < 2 {
 		return ""
@@ -238,36 +241,60 @@ func (n *crdNode) duplicate(items []any) string {
 	default:
 		return ""
 	}
+	defaults := n.keyDefaults(keys)
 	seen := make(map[string]int, len(items))
+	var b strings.Builder
 	for i, item := range items {
-		id := any(item)
+		b.Reset()
+		values := []any{item}
 		if keys != nil {
 			m, _ := item.(map[string]any)
-			values := make([]any, len(keys))
+			values = make([]any, len(keys))
 			for j, k := range keys {
-				values[j] = m[k]
-			}
-			id = values
-		}
-		b, err := json.Marshal(id)
-		if err != nil {
-			continue
-		}
-		if j, ok := seen[string(b)]; ok {
-			if keys != nil {
-				values := id.([]any)
-				pairs := make([]string, len(keys))
-				for k, key := range keys {
-					v, _ := json.Marshal(values[k])
-					pairs[k] = key + ": " + string(v)
+				v, ok := m[k]
+				if !ok {
+					v = defaults[j]
 				}
-				return fmt.Sprintf("items [%d] and [%d] have the same keys (%s); the CRD makes the list a map keyed by them", j, i, strings.Join(pairs, ", "))
+				values[j] = v
 			}
-			return fmt.Sprintf("items [%d] and [%d] are the same (%s); the CRD makes the list a set", j, i, b)
 		}
-		seen[string(b)] = i
+		for _, v := range values {
+			text, err := json.Marshal(v)
+			if err != nil {
+				return ""
+			}
+			fmt.Fprintf(&b, "%T:%s\x00", v, text)
+		}
+		if j, ok := seen[b.String()]; ok {
+			if keys == nil {
+				text, _ := json.Marshal(item)
+				return fmt.Sprintf("items [%d] and [%d] are the same (%s); the CRD makes the list a set", j, i, text)
+			}
+			pairs := make([]string, len(keys))
+			for k, key := range keys {
+				text, _ := json.Marshal(values[k])
+				pairs[k] = key + ": " + string(text)
+			}
+			return fmt.Sprintf("items [%d] and [%d] have the same keys (%s); the CRD makes the list a map keyed by them", j, i, strings.Join(pairs, ", "))
+		}
+		seen[b.String()] = i
 	}
 	return ""
+}
+
+// keyDefaults are the defaults the schema of a list's items gives its
+// keys, nil where it gives none.
+func (n *crdNode) keyDefaults(keys []string) []any {
+	if len(keys) == 0 || n.s.Items == nil || n.s.Items.Schema == nil {
+		return nil
+	}
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		if p, ok := n.s.Items.Schema.Properties[k]; ok && p.Default != nil {
+			_ = utiljson.Unmarshal(p.Default.Raw, &out[i]) // integers as int64, as objects hold them
+		}
+	}
+	return out
 }
 
 var _ uniqueItems = (*crdNode)(nil)

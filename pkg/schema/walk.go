@@ -105,7 +105,9 @@ func (w *walker) value(before, after any, n node) error {
 		}
 		b, _ := before.([]any)
 		if u, ok := n.(uniqueItems); ok {
-			if msg := u.duplicate(a); msg != "" {
+			// only duplicates the files made: the API server holds an
+			// update to unique items only when the stored list has them
+			if msg := u.duplicate(a); msg != "" && u.duplicate(b) == "" {
 				return w.fail("%s", msg)
 			}
 		}

@@ -106,8 +106,9 @@ properties:
         type: array
         x-kubernetes-list-type: map
         x-kubernetes-list-map-keys: [port, protocol]
-        items: {type: object, properties: {port: {type: integer}, protocol: {type: string}, name: {type: string}}}
+        items: {type: object, properties: {port: {type: integer}, protocol: {type: string, default: TCP}, name: {type: string}}}
       tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+      numbers: {type: array, x-kubernetes-list-type: set, items: {type: number}}
 `), &props); err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +128,11 @@ properties:
 		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80), "protocol": "TCP", "name": "x"}}, []any{"spec", "ports"}, `spec.ports: items [0] and [1] have the same keys (port: 80, protocol: "TCP"); the CRD makes the list a map keyed by them`},
 		{[]any{"a", "b"}, []any{"spec", "tags"}, ""},
 		{[]any{"a", "b", "a"}, []any{"spec", "tags"}, `spec.tags: items [0] and [2] are the same ("a"); the CRD makes the list a set`},
+		// a key an item lacks takes its default
+		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80)}}, []any{"spec", "ports"}, `spec.ports: items [0] and [1] have the same keys (port: 80, protocol: "TCP")`},
+		{[]any{map[string]any{"port": int64(80), "protocol": "UDP"}, map[string]any{"port": int64(80)}}, []any{"spec", "ports"}, ""},
+		// 1 and 1.0 are two values to the API server
+		{[]any{int64(1), 1.0}, []any{"spec", "numbers"}, ""},
 	} {
 		err := c.Check(before, set(before, tt.value, tt.path...))
 		switch {
@@ -135,5 +141,12 @@ properties:
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%v: %v, want %q", tt.value, err, tt.want)
 		}
+	}
+	// a list the object came with duplicated: a file that changes it is
+	// not refused for what it did not do
+	dup := obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {ports: [{port: 80, protocol: TCP, name: a}, {port: 80, protocol: TCP, name: b}], tags: [a, a]}\n")
+	renamed := set(dup, "c", "spec", "ports", 1, "name")
+	if err := c.Check(dup, set(renamed, []any{"a", "a", "b"}, "spec", "tags")); err != nil {
+		t.Errorf("duplicates the object came with: %v", err)
 	}
 }
