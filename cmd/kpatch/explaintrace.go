@@ -67,12 +67,13 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: t.checker(), Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
+	valid := t.checker()
+	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: valid, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
 	for i, r := range runs {
-		missingRequired(t.reports[i], r)
+		missingRequired(t.reports[i], r, kpatch.ApplyOptions{Schemas: valid.Schemas()})
 		if !kpatch.SameJSON(r.In, r.Out) {
 			t.reports[i].Applied = fileList(r.Applied(), versions)
 		}
@@ -147,7 +148,7 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 // the object mark ${required} and that the object, once every file has
 // applied, does not hold (kpatch.Patch.MissingFields), as apply reports
 // them.
-func missingRequired(o *objectReport, run *apply.ObjectRun) {
+func missingRequired(o *objectReport, run *apply.ObjectRun, opts kpatch.ApplyOptions) {
 	for _, fr := range run.Files {
 		file := fr.File
 		if fr.Conditions != nil && fr.Conditions.Applied != nil {
@@ -157,7 +158,7 @@ func missingRequired(o *objectReport, run *apply.ObjectRun) {
 		if !ok || fr.Result == apply.Failed || fr.Err != nil {
 			continue
 		}
-		for _, f := range pf.Patch.MissingFields(run.Out, fr.Ref) {
+		for _, f := range pf.Patch.MissingFields(run.Out, fr.Ref, opts) {
 			o.MissingRequired = append(o.MissingRequired, &missingField{
 				Path: f.Path, File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Column})
 		}

@@ -42,9 +42,10 @@ type File interface {
 	// of the object.
 	Apply(o *Object) (result string, err error)
 	// Required returns the problems the file finds in obj once every file
-	// has applied to it, ref being the object as the file matched it: the
-	// fields it marks ${required} that nothing set.
-	Required(obj map[string]any, ref *kpatch.ObjectRef) []error
+	// has applied to it, ref being the object as the file matched it and
+	// opts the engine's options the files applied with: the fields it
+	// marks ${required} that nothing set.
+	Required(obj map[string]any, ref *kpatch.ObjectRef, opts kpatch.ApplyOptions) []error
 }
 
 // Batch is a File kind that reads other objects than the one it applies

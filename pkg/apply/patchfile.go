@@ -181,9 +181,9 @@ func (f PatchFile) panicked(err error) error {
 
 // Required returns an error for each field the patch marks ${required}
 // that obj does not hold.
-func (f PatchFile) Required(obj map[string]any, ref *kpatch.ObjectRef) []error {
+func (f PatchFile) Required(obj map[string]any, ref *kpatch.ObjectRef, opts kpatch.ApplyOptions) []error {
 	if !f.Patch.Required() {
 		return nil
 	}
-	return f.Patch.MissingRequired(obj, ref)
+	return f.Patch.MissingRequired(obj, ref, opts)
 }

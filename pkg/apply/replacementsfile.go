@@ -85,7 +85,9 @@ func (f *ReplacementsFile) ApplyAll(objs []map[string]any, opts kpatch.ApplyOpti
 }
 
 // Required is nil: a replacements file requires nothing.
-func (f *ReplacementsFile) Required(map[string]any, *kpatch.ObjectRef) []error { return nil }
+func (f *ReplacementsFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions) []error {
+	return nil
+}
 
 // replacementErrors turns ApplyObject's errors into *ReplacementError
 // values, in a kpatch.ErrorList.

@@ -111,6 +111,9 @@ type ObjectRun struct {
 	In, Out map[string]any
 	// Files are the files that targeted the object, in order.
 	Files []FileRun
+	// schemas are the engine's schemas of custom resources the files
+	// applied with (kpatch.ApplyOptions.Schemas), for Required.
+	schemas func(apiVersion, kind string) *kpatch.CustomResourceSchema
 }
 
 // Failed returns the files that failed on the object.
@@ -179,7 +182,7 @@ func (r *ObjectRun) Required() []error {
 		if f.Result == Failed || f.Err != nil || f.Audit {
 			continue
 		}
-		out = append(out, f.applied().Required(r.Out, f.Ref)...)
+		out = append(out, f.applied().Required(r.Out, f.Ref, kpatch.ApplyOptions{Schemas: r.schemas})...)
 	}
 	return out
 }
@@ -207,7 +210,7 @@ func runObject(ctx context.Context, obj map[string]any, files []File, opts *Opti
 	st := &struct { // one allocation for the run and the object
 		run ObjectRun
 		obj Object
-	}{run: ObjectRun{In: obj, Files: make([]FileRun, 0, len(files))}}
+	}{run: ObjectRun{In: obj, Files: make([]FileRun, 0, len(files)), schemas: opts.Schemas}}
 	o := &st.obj
 	o.init(ctx, obj, opts, &o.own)
 	defer o.close()
@@ -256,7 +259,7 @@ func run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 	for i, obj := range objs {
 		objects[i] = new(Object)
 		objects[i].init(ctx, obj, opts, src)
-		runs[i] = &ObjectRun{In: obj}
+		runs[i] = &ObjectRun{In: obj, schemas: opts.Schemas}
 	}
 	defer func() {
 		for _, o := range objects {

@@ -19,13 +19,13 @@ type setFile struct {
 	value any
 }
 
-func (f setFile) Name() string                                       { return f.name }
-func (f setFile) Targets() []*kpatch.Target                          { return nil }
-func (f setFile) Kinds() ([]string, bool)                            { return []string{"deployment"}, false }
-func (f setFile) MayTarget(string, string, string) bool              { return true }
-func (f setFile) Matches(*Object) bool                               { return true }
-func (f setFile) WithValues(*kpatch.Variables) File                  { return f }
-func (f setFile) Required(map[string]any, *kpatch.ObjectRef) []error { return nil }
+func (f setFile) Name() string                                                            { return f.name }
+func (f setFile) Targets() []*kpatch.Target                                               { return nil }
+func (f setFile) Kinds() ([]string, bool)                                                 { return []string{"deployment"}, false }
+func (f setFile) MayTarget(string, string, string) bool                                   { return true }
+func (f setFile) Matches(*Object) bool                                                    { return true }
+func (f setFile) WithValues(*kpatch.Variables) File                                       { return f }
+func (f setFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions) []error { return nil }
 
 // Apply copies the maps on the path and sets the value, sharing the rest
 // with the object, as the engine does.

@@ -37,4 +37,6 @@ func (f *outFile) WithValues(*kpatch.Variables) File { return f }
 // then changes nothing either.
 func (f *outFile) Audit() bool { return IsAudit(f.File) }
 
-func (f *outFile) Required(map[string]any, *kpatch.ObjectRef) []error { return nil }
+func (f *outFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions) []error {
+	return nil
+}

@@ -248,8 +248,14 @@ func (a *applier) customItemsOfNothing(c cursor) bool {
 	if c.pl.typed || base == nil {
 		return false
 	}
-	n := customLeaf(base, c.pl.steps[:c.i])
-	for _, st := range c.pl.steps[c.i:] {
+	return listOfNothing(customLeaf(base, c.pl.steps[:c.i]), c.pl.steps[c.i:])
+}
+
+// listOfNothing reports whether steps, performed on a value of type n
+// that does not exist, go through every item of a list before they write
+// anything (a field of a list is each item's).
+func listOfNothing(n *typeNode, steps []step) bool {
+	for _, st := range steps {
 		if n == nil {
 			return false
 		}

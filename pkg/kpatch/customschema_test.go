@@ -442,3 +442,27 @@ func mustValue(t *testing.T, src string) any {
 	}
 	return v
 }
+
+// TestCustomResourceRequiredThroughNoList: a field marked ${required} on
+// every item of a list that the CRD names and the object lacks is
+// required of no item, as on a built-in kind; on the items the object
+// has, it is required.
+func TestCustomResourceRequiredThroughNoList(t *testing.T) {
+	p := mustPatch(t, "r.kpatch", "[widget.*]\nspec.items.tag: ${required}\n")
+	opts := ApplyOptions{Schemas: widgetSchemas(t)}
+	ref := ObjectRef{APIVersion: "example.com/v1", Kind: "Widget", Name: "w"}
+	for obj, missing := range map[string]int{
+		"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {version: a}\n":                 0,
+		"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n":                                     0,
+		"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: [{name: a, tag: b}]}\n": 0,
+		"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {items: [{name: a}]}\n":         1,
+	} {
+		if got := p.MissingRequired(mustObject(t, obj), &ref, opts); len(got) != missing {
+			t.Errorf("%s: %v, want %d missing", obj, got, missing)
+		}
+	}
+	// without the CRD, spec.items may be a map: its tag is required
+	if got := p.MissingRequired(mustObject(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"), &ref, ApplyOptions{}); len(got) != 1 {
+		t.Errorf("without the CRD: %v, want the field missing", got)
+	}
+}

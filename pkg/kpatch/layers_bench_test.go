@@ -143,7 +143,7 @@ func BenchmarkMissingRequired(b *testing.B) {
 			ref := RefOf(obj, "shop")
 			b.ReportAllocs()
 			for b.Loop() {
-				if errs := CheckRequired(obj, ref, patches); len(errs) != 0 {
+				if errs := CheckRequired(obj, ref, patches, ApplyOptions{}); len(errs) != 0 {
 					b.Fatal(errs)
 				}
 			}

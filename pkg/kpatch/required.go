@@ -73,10 +73,11 @@ func (p *Patch) Required() bool {
 // field the patch marks ${required}, in a section whose target matches
 // ref, that obj does not hold (absent, or null): MissingFields, as errors.
 // obj is the object once every file has applied; ref is the object as the
-// files matched it.
-func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef) []error {
+// files matched it; opts are the options they applied with (Schemas: a
+// custom resource's CRD tells which fields are lists).
+func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef, opts ApplyOptions) []error {
 	var out []error
-	for _, f := range p.MissingFields(obj, ref) {
+	for _, f := range p.MissingFields(obj, ref, opts) {
 		out = append(out, &ApplyError{
 			Pos: f.Pos, Object: ref.String(), Err: ErrRequired,
 			Msg: f.Path + " is ${required}: a later layer or the object itself must set it, and nothing did",
@@ -95,9 +96,15 @@ type MissingField struct {
 // MissingFields returns each field the patch marks ${required}, in a
 // section whose target matches ref, that obj does not hold (absent, or
 // null), in file order. A path through a list must reach a value in every
-// item it selects; a selector that matches no item reaches nothing.
-func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField {
+// item it selects; a selector that matches no item reaches nothing, and so
+// does a list the object lacks (on a custom resource, one its CRD names,
+// by opts.Schemas).
+func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef, opts ApplyOptions) []MissingField {
 	var out []MissingField
+	var custom *typeNode
+	if p.Required() {
+		custom = opts.custom(ref)
+	}
 	for i, s := range p.sections {
 		if len(s.required) == 0 || !s.target.Matches(ref) || p.left(i) {
 			continue
@@ -107,7 +114,11 @@ func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField
 			if pl == nil || pl.err != nil {
 				continue // the entry is not for the object's kind
 			}
-			if missingAt(obj, pl.steps) {
+			root := custom
+			if pl.typed {
+				root = nil
+			}
+			if missingAt(obj, pl.steps, root) {
 				out = append(out, MissingField{Pos: Position{File: p.name, Line: pl.line, Column: pl.col}, Path: pathText(pl.steps)})
 			}
 		}
@@ -117,10 +128,10 @@ func (p *Patch) MissingFields(obj map[string]any, ref *ObjectRef) []MissingField
 
 // CheckRequired returns the errors of MissingRequired of every patch, in
 // order: the fields the patches require that obj does not hold.
-func CheckRequired(obj map[string]any, ref ObjectRef, patches []*Patch) ErrorList {
+func CheckRequired(obj map[string]any, ref ObjectRef, patches []*Patch, opts ApplyOptions) ErrorList {
 	var out ErrorList
 	for _, p := range patches {
-		out = append(out, p.MissingRequired(obj, &ref)...)
+		out = append(out, p.MissingRequired(obj, &ref, opts)...)
 	}
 	return out
 }
@@ -132,6 +143,10 @@ type reach struct {
 	present, missing int
 	values           []any // the values present, when collect
 	collect          bool
+	// custom is the schema of a custom resource that the steps all
+	// start from (nil: none), which tells the lists it lacks.
+	custom *typeNode
+	all    []step
 }
 
 // reachSteps reads, without changing anything, what a compiled path
@@ -142,12 +157,24 @@ func reachSteps(v any, steps []step) reach {
 	return r
 }
 
-// missingAt reports whether a compiled path stops short somewhere in v;
-// it allocates nothing.
-func missingAt(v any, steps []step) bool {
-	var r reach
+// missingAt reports whether a compiled path stops short somewhere in v,
+// the root of an object whose schema is custom (a custom resource's; nil
+// for none); it allocates nothing.
+func missingAt(v any, steps []step, custom *typeNode) bool {
+	r := reach{custom: custom, all: steps}
 	r.walk(v, steps)
 	return r.missing > 0
+}
+
+// customNothing reports whether rest, the steps after the first
+// len(r.all)-len(rest) of them, go through every item of a list that the
+// custom resource's schema names, on a value that does not exist.
+func (r *reach) customNothing(rest []step) bool {
+	k := len(r.all) - len(rest)
+	if r.custom == nil || k < 0 || len(rest) == 0 || &r.all[k] != &rest[0] {
+		return false // not a suffix of the steps: a path of its own
+	}
+	return listOfNothing(customLeaf(r.custom, r.all[:k]), rest)
 }
 
 // found counts a value present.
@@ -161,7 +188,7 @@ func (r *reach) found(v any) {
 // walk counts what steps reach in v. Every item of a list that does not
 // exist is nothing, neither present nor missing (see itemsOfNothing).
 func (r *reach) walk(v any, steps []step) {
-	if v == nil && itemsOfNothing(steps) {
+	if v == nil && (itemsOfNothing(steps) || r.customNothing(steps)) {
 		return
 	}
 	if len(steps) == 0 {

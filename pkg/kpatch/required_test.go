@@ -40,7 +40,7 @@ func TestRequiredSetsNothing(t *testing.T) {
 			t.Errorf("%s: Required() is false", c.name)
 		}
 		ref := RefOf(out, "")
-		errs := p.MissingRequired(out, &ref)
+		errs := p.MissingRequired(out, &ref, ApplyOptions{})
 		if len(errs) != 2 || !errors.Is(errs[0], ErrRequired) {
 			t.Fatalf("%s: %v", c.name, errs)
 		}
@@ -49,7 +49,7 @@ func TestRequiredSetsNothing(t *testing.T) {
 		}
 		later := mustPatch(t, "later.kpatch", "[deployment.web]\nreplicas: 3\nannotations.x: y\n")
 		out, _ = later.Apply(out, ApplyOptions{})
-		if errs := CheckRequired(out, ref, []*Patch{p, later}); len(errs) != 0 {
+		if errs := CheckRequired(out, ref, []*Patch{p, later}, ApplyOptions{}); len(errs) != 0 {
 			t.Errorf("%s: set by a later file, still missing: %v", c.name, errs)
 		}
 	}
@@ -82,7 +82,7 @@ func TestRequiredPaths(t *testing.T) {
 		p := mustPatch(t, "f.kpatch", "[deployment.web]\n"+c.entry+"\n")
 		obj := mustObject(t, requiredDeployment)
 		ref := RefOf(obj, "")
-		if errs := p.MissingRequired(obj, &ref); (len(errs) > 0) != c.missing {
+		if errs := p.MissingRequired(obj, &ref, ApplyOptions{}); (len(errs) > 0) != c.missing {
 			t.Errorf("%s: missing %v, want %v", c.entry, errs, c.missing)
 		}
 	}
@@ -94,7 +94,7 @@ func TestRequiredOnlyWhereTheTargetMatches(t *testing.T) {
 	p := mustPatch(t, "f.kpatch", "[deployment.api]\nreplicas: ${required}\n[configmap.*]\ndata.x: ${required}\n")
 	obj := mustObject(t, requiredDeployment)
 	ref := RefOf(obj, "")
-	if errs := p.MissingRequired(obj, &ref); len(errs) != 0 {
+	if errs := p.MissingRequired(obj, &ref, ApplyOptions{}); len(errs) != 0 {
 		t.Errorf("%v", errs)
 	}
 }

@@ -91,10 +91,10 @@ func TestWithoutLeavesSectionsOut(t *testing.T) {
 		t.Fatalf("labels = %v, want a only", labels)
 	}
 	ref := RefOf(obj, "")
-	if m := p.Without([]bool{false, true}).MissingFields(out, &ref); len(m) != 0 {
+	if m := p.Without([]bool{false, true}).MissingFields(out, &ref, ApplyOptions{}); len(m) != 0 {
 		t.Fatalf("a section left out reports its required fields: %v", m)
 	}
-	if m := p.MissingFields(out, &ref); len(m) != 1 {
+	if m := p.MissingFields(out, &ref, ApplyOptions{}); len(m) != 1 {
 		t.Fatalf("MissingFields = %v, want labels.b", m)
 	}
 	out, err = p.Apply(obj, ApplyOptions{})
