@@ -145,14 +145,24 @@ func appendPlanWrites(out []write, s *section, k kindPlans, pl *plan, file strin
 		return out
 	}
 	pos := Position{File: file, Line: pl.line, Column: pl.col}
+	value, leaf := pl.value, pl.leaf
+	if !pl.typed {
+		// a custom resource's metadata is typed whatever its CRD: what
+		// the entry writes there (labels.v: 1.10 is "1.10")
+		if leaf = customLeaf(anyResource(), pl.steps); leaf != nil {
+			if v, err := pl.constantAs(leaf); err == nil {
+				value = v
+			}
+		}
+	}
 	for _, path := range writePaths(pl.steps) {
-		if m, isTree := pl.value.(map[string]any); isTree {
-			flattenWrites(m, pl.leaf, path, func(path string, v any) {
+		if m, isTree := value.(map[string]any); isTree {
+			flattenWrites(m, leaf, path, func(path string, v any) {
 				out = append(out, write{kind: k.kind, target: s.target, path: path, value: v, pos: pos})
 			})
 			continue
 		}
-		out = append(out, write{kind: k.kind, target: s.target, path: path, value: pl.value, pos: pos, steps: pl.steps})
+		out = append(out, write{kind: k.kind, target: s.target, path: path, value: value, pos: pos, steps: pl.steps})
 	}
 	return out
 }

@@ -131,3 +131,19 @@ func naiveConflicts(patches []*Patch) int {
 	}
 	return n
 }
+
+// TestConflictsOnCustomResourceMetadata: a custom resource's labels are
+// texts whatever its CRD, so 1.10 and "1.10" are one value and 1.10 and
+// "1.1" two, as apply writes them.
+func TestConflictsOnCustomResourceMetadata(t *testing.T) {
+	plain := mustPatch(t, "a.kpatch", "[thing.t]\nlabels.v: 1.10\n")
+	for src, conflicts := range map[string]int{
+		"[thing.t]\nlabels.v: \"1.10\"\n": 0,
+		"[thing.t]\nlabels.v: \"1.1\"\n":  1,
+		"[thing.t]\nlabels.v: 1.1\n":      1,
+	} {
+		if got := Conflicts([]*Patch{plain, mustPatch(t, "b.kpatch", src)}); len(got) != conflicts {
+			t.Errorf("1.10 then %q: %v, want %d conflicts", src, got, conflicts)
+		}
+	}
+}
