@@ -226,9 +226,9 @@ func (n *crdNode) check(v any) string {
 
 // duplicate finds two items of a list that the CRD makes a map
 // (x-kubernetes-list-type: map) with the same keys, a key an item lacks
-// taking its default, or a set with the same value: the API server
-// refuses either. Values are the same when they have the same JSON text
-// and Go type (1 and 1.0 differ, as the API server tells them apart).
+// (or null) taking its default, or a set with the same value: the API
+// server refuses either. Values are the same when they have the same
+// JSON text: 1.0 is written 1, which the API server reads as 1.
 func (n *crdNode) duplicate(items []any) string {
 	if n.s.XListType == nil || len(items) < 2 {
 		return ""
@@ -251,9 +251,9 @@ func (n *crdNode) duplicate(items []any) string {
 			m, _ := item.(map[string]any)
 			values = make([]any, len(keys))
 			for j, k := range keys {
-				v, ok := m[k]
-				if !ok {
-					v = defaults[j]
+				v := m[k]
+				if v == nil && defaults != nil {
+					v = defaults[j] // absent or null: the API server defaults it
 				}
 				values[j] = v
 			}
@@ -263,7 +263,8 @@ func (n *crdNode) duplicate(items []any) string {
 			if err != nil {
 				return ""
 			}
-			fmt.Fprintf(&b, "%T:%s\x00", v, text)
+			b.Write(text)
+			b.WriteByte(0)
 		}
 		if j, ok := seen[b.String()]; ok {
 			if keys == nil {

@@ -106,7 +106,9 @@ func (w *walker) value(before, after any, n node) error {
 		b, _ := before.([]any)
 		if u, ok := n.(uniqueItems); ok {
 			// only duplicates the files made: the API server holds an
-			// update to unique items only when the stored list has them
+			// update to unique items only when the stored object has
+			// them; this asks it of each list before the files, which is
+			// stricter where another list of the object was duplicated
 			if msg := u.duplicate(a); msg != "" && u.duplicate(b) == "" {
 				return w.fail("%s", msg)
 			}

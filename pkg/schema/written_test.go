@@ -131,8 +131,10 @@ properties:
 		// a key an item lacks takes its default
 		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80)}}, []any{"spec", "ports"}, `spec.ports: items [0] and [1] have the same keys (port: 80, protocol: "TCP")`},
 		{[]any{map[string]any{"port": int64(80), "protocol": "UDP"}, map[string]any{"port": int64(80)}}, []any{"spec", "ports"}, ""},
-		// 1 and 1.0 are two values to the API server
-		{[]any{int64(1), 1.0}, []any{"spec", "numbers"}, ""},
+		// 1.0 is written 1, which the API server reads as 1
+		{[]any{int64(1), 1.0}, []any{"spec", "numbers"}, `spec.numbers: items [0] and [1] are the same (1)`},
+		// a null key takes its default
+		{[]any{map[string]any{"port": int64(80), "protocol": "TCP"}, map[string]any{"port": int64(80), "protocol": nil}}, []any{"spec", "ports"}, `have the same keys (port: 80, protocol: "TCP")`},
 	} {
 		err := c.Check(before, set(before, tt.value, tt.path...))
 		switch {
