@@ -145,6 +145,11 @@ func addFields(fields map[string]reflect.Type, t reflect.Type) {
 }
 
 func (n *goType) field(name string) (node, bool) {
+	if n.t == objectMetaType {
+		if m := metadataField(name); m != nil {
+			return m, true
+		}
+	}
 	n.structFields()
 	t, ok := n.fields[name]
 	if !ok {

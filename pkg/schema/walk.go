@@ -130,6 +130,11 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 	if len(changed) == 0 && b != nil && len(b) == len(a) {
 		return nil // the same fields, the same values
 	}
+	if cm, ok := n.(checkedMap); ok {
+		if msg := cm.mapProblem(a); msg != "" && cm.mapProblem(b) == "" {
+			return w.fail("%s", msg)
+		}
+	}
 	if n.shape() == shapeObject {
 		for _, r := range n.required() {
 			if _, ok := a[r]; !ok {
@@ -142,6 +147,12 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 		var child node
 		if n.shape() == shapeMap {
 			child = n.elem()
+			if cm, ok := n.(checkedMap); ok {
+				if msg := cm.keyProblem(k); msg != "" {
+					w.path = append(w.path, k)
+					return w.fail("%s", msg)
+				}
+			}
 		} else {
 			var ok bool
 			if child, ok = n.field(k); !ok {

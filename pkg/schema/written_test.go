@@ -152,3 +152,43 @@ properties:
 		t.Errorf("duplicates the object came with: %v", err)
 	}
 }
+
+// TestCheckLabelsAndAnnotations: labels and annotations of any object's
+// metadata (a pod template's too, a custom resource's with or without
+// its CRD) are held to what the API server validates: label keys and
+// values, annotation keys, and the annotations' total size.
+func TestCheckLabelsAndAnnotations(t *testing.T) {
+	c := &Checker{}
+	deploy := obj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {app: web}}\nspec: {template: {metadata: {labels: {app: web}}}}\n")
+	gizmo := obj(t, "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g}\n")
+	for _, tt := range []struct {
+		before map[string]any
+		value  any
+		path   []any
+		want   string
+	}{
+		{deploy, "v1.10", []any{"metadata", "labels", "version"}, ""},
+		{deploy, "", []any{"metadata", "labels", "empty"}, ""},
+		{deploy, "a b", []any{"metadata", "labels", "app"}, `metadata.labels.app: "a b" is not a valid label value`},
+		{deploy, "~", []any{"spec", "template", "metadata", "labels", "x"}, `spec.template.metadata.labels.x: "~" is not a valid label value`},
+		{deploy, strings.Repeat("a", 64), []any{"metadata", "labels", "long"}, "must be no more than 63 bytes"},
+		{deploy, "x", []any{"metadata", "labels", "a b"}, `metadata.labels.a b: "a b" is not a valid label key`},
+		{deploy, "any text, spaces too", []any{"metadata", "annotations", "example.com/note"}, ""},
+		{deploy, "x", []any{"metadata", "annotations", "-bad"}, `"-bad" is not a valid annotation key`},
+		{deploy, strings.Repeat("a", 256*1024), []any{"metadata", "annotations", "big"}, "the annotations take 262147 bytes, more than the 262144 the API server keeps"},
+		{gizmo, "a b", []any{"metadata", "labels", "x"}, `metadata.labels.x: "a b" is not a valid label value`},
+	} {
+		err := c.Check(tt.before, set(tt.before, tt.value, tt.path...))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%v: refused: %v", tt.path, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%v: %v, want %q", tt.path, err, tt.want)
+		}
+	}
+	// a label the object came with is not the files' doing
+	bad := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, labels: {x: a b}}\n")
+	if err := c.Check(bad, set(bad, "ok", "metadata", "labels", "y")); err != nil {
+		t.Errorf("a bad label the object came with: %v", err)
+	}
+}
