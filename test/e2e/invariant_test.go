@@ -18,8 +18,8 @@ import (
 // invariantFiles copy the image tag into an annotation, bind integer,
 // number and boolean values (3, 1.10, true, yes) into annotations and
 // labels, and copy a
-// ConfigMap's imagePullPolicy, Allways, into every container: the API
-// server would refuse that one.
+// ConfigMap's imagePullPolicy, Allways, into every container, and a
+// label value with a space: the API server would refuse those two.
 var invariantFiles = map[string]string{
 	"tag.yaml": `replacements:
 - source:
@@ -32,7 +32,8 @@ var invariantFiles = map[string]string{
     options: {create: true}
 `,
 	"values.kpatch": "[invariant/deployment.*]\nannotations.replicas: ${values.replicas}\nlabels.enabled: ${values.enabled}\nannotations.release: ${values.release}\nlabels.stable: ${values.stable}\n",
-	"values.yaml":   "values:\n  replicas: 3\n  enabled: true\n  release: 1.10\n  stable: yes\n",
+	"values.yaml":   "values:\n  replicas: 3\n  enabled: true\n  release: 1.10\n  stable: yes\n  team: web shop\n",
+	"team.kpatch":   "[invariant/deployment.*]\nlabels.team: ${values.team}\n",
 	"policy.yaml": `replacements:
 - source: {kind: ConfigMap, name: pull, fieldPath: data.policy}
   targets:
@@ -112,7 +113,11 @@ func TestEveryAnswerIsAccepted(t *testing.T) {
 			t.Errorf("%s: imagePullPolicy %q stored", name, got)
 		}
 		w := warnings.String()
-		for _, part := range []string{"policy.yaml", "not applied", "imagePullPolicy", `"Allways" is not one of Always, IfNotPresent, Never`} {
+		if got, ok := stored.Labels["team"]; ok {
+			t.Errorf("%s: label team %q stored", name, got)
+		}
+		for _, part := range []string{"policy.yaml", "not applied", "imagePullPolicy", `"Allways" is not one of Always, IfNotPresent, Never`,
+			"team.kpatch", `metadata.labels.team: "web shop" is not a valid label value`} {
 			if !strings.Contains(w, part) {
 				t.Errorf("%s: the warning %q does not say %q", name, w, part)
 			}
