@@ -6,6 +6,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/schema"
 )
 
 // BenchmarkExplain explains n patch files, each setting a value of one of
@@ -29,7 +30,7 @@ func BenchmarkExplain(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if r := newTracer(docs, kpatch.ApplyOptions{}, nil).trace(files); len(r[0].Files) != n {
+				if r := newTracer(docs, kpatch.ApplyOptions{}, nil, &schema.Checker{}).trace(files); len(r[0].Files) != n {
 					b.Fatalf("%d objects", len(r))
 				}
 			}

@@ -115,9 +115,8 @@ func (o *explainOptions) run(s streams) error {
 	}
 	report := &explain.Report{}
 	req, _ := o.request.request() // validated
-	tr := newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req)
-	tr.valid = &schema.Checker{CRDs: o.crds.get}
-	for _, r := range tr.trace(files) {
+	valid := &schema.Checker{CRDs: o.crds.get}
+	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req, valid).trace(files) {
 		report.Objects = append(report.Objects, r.ObjectReport)
 	}
 	return explain.Write(s.out, report, o.output)

@@ -28,7 +28,7 @@ const (
 type tracer struct {
 	opts kpatch.ApplyOptions
 	// valid holds the results to their kinds' schemas, custom resources'
-	// by the CRDs of --crd; nil: the built-in kinds'.
+	// by the CRDs of --crd.
 	valid   *schema.Checker
 	req     *admissionv1.AdmissionRequest
 	docs    []*document
@@ -37,8 +37,8 @@ type tracer struct {
 
 // newTracer follows the objects of the documents: each object, or each
 // item of a List, in input order.
-func newTracer(docs []*document, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest) *tracer {
-	return &tracer{opts: opts, req: req, docs: docs}
+func newTracer(docs []*document, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid *schema.Checker) *tracer {
+	return &tracer{opts: opts, req: req, docs: docs, valid: valid}
 }
 
 // trace runs every file in order and returns the reports of the objects.
@@ -67,7 +67,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	for _, obj := range objs {
 		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
-	valid := t.checker()
+	valid := t.valid
 	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: valid, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
 		t.record(t.reports[i], orders[r.File], r, before, after)
 	})}
@@ -187,12 +187,4 @@ func conditionsOf(r apply.FileRun) []string {
 		out = append(out, conditionText(c))
 	}
 	return out
-}
-
-// checker is the tracer's Validator: valid, or the built-in kinds'.
-func (t *tracer) checker() *schema.Checker {
-	if t.valid != nil {
-		return t.valid
-	}
-	return &schema.Checker{}
 }

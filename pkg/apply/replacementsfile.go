@@ -72,7 +72,13 @@ func (f *ReplacementsFile) applyObject(o *Object, cur map[string]any) (out map[s
 		}
 	}()
 	sources, fallback := o.Sources(f.Tenant)
-	r := f.Replacements.TypedBy(kpatch.CustomFieldTypes(o.opts.Schemas))
+	r := f.Replacements
+	apiVersion, _ := cur["apiVersion"].(string)
+	kind, _ := cur["kind"].(string)
+	if o.opts.Schemas != nil && o.opts.Schemas(apiVersion, kind) != nil {
+		// the object, the only target, is a custom resource of a known CRD
+		r = r.TypedBy(kpatch.CustomFieldTypes(o.opts.Schemas))
+	}
 	out, err = r.ApplyObject(cur, sources, replacement.ObjectOptions{Namespace: o.Namespace(), Fallback: fallback})
 	return out, replacementErrors(err)
 }

@@ -239,11 +239,7 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
 		return pl.err
 	}
-	leaf := a.leafOf(pl, a.custom)
-	val, err := pl.resolveValue(leaf, vars, &a.expanded)
-	if err != nil && leaf != pl.leaf {
-		err = refusedBySchema(err)
-	}
+	val, err := pl.resolveValue(a.leafOf(pl, a.custom), vars, &a.expanded)
 	if err != nil {
 		return err.orAt(pl.line, pl.valueCol)
 	}
@@ -266,8 +262,18 @@ func (a *applier) leafOf(pl *plan, custom *typeNode) *typeNode {
 
 // resolveValue returns the plan's value converted to leaf (pl.leaf, or a
 // custom resource's field: leafOf), reading variables if it has any; ex
-// counts the bytes such a value takes.
+// counts the bytes such a value takes. A value that a custom resource's
+// schema does not take is a refusal (refusedBySchema).
 func (pl *plan) resolveValue(leaf *typeNode, vars *Variables, ex *expansion) (any, *problem) {
+	v, err := pl.valueAs(leaf, vars, ex)
+	if err != nil && leaf != pl.leaf {
+		err = refusedBySchema(err)
+	}
+	return v, err
+}
+
+// valueAs is resolveValue without the mark of a refusal.
+func (pl *plan) valueAs(leaf *typeNode, vars *Variables, ex *expansion) (any, *problem) {
 	t := pl.tmpl
 	if t == nil && leaf != pl.leaf {
 		return pl.constantAs(leaf)

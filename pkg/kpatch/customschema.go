@@ -57,7 +57,7 @@ func customNode(name string, s *apiextensionsv1.JSONSchemaProps, top bool) *type
 	case s.Type == "array" && s.Items != nil && s.Items.Schema != nil:
 		n.kind, n.elem = tList, customNode(name+"[]", s.Items.Schema, s.Items.Schema.XEmbeddedResource)
 		if s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) > 0 {
-			n.listKeys, n.keyDefaults = slices.Clone(s.XListMapKeys), keyDefaults(s.Items.Schema, s.XListMapKeys)
+			n.listKeys, n.keyDefaults = slices.Clone(s.XListMapKeys), ListKeyDefaults(s.Items.Schema, s.XListMapKeys)
 		}
 	case s.Type == "string":
 		n.kind = tString
@@ -94,9 +94,10 @@ var anyResource = sync.OnceValue(func() *typeNode {
 	return n
 })
 
-// keyDefaults are the defaults that the schema of a list's items gives
-// its keys; nil when it gives none.
-func keyDefaults(items *apiextensionsv1.JSONSchemaProps, keys []string) []any {
+// ListKeyDefaults are the defaults that the schema of a list's items
+// gives its keys (x-kubernetes-list-map-keys), integers as int64 as
+// objects hold them; nil when it gives none.
+func ListKeyDefaults(items *apiextensionsv1.JSONSchemaProps, keys []string) []any {
 	var out []any
 	for i, k := range keys {
 		p, ok := items.Properties[k]

@@ -135,11 +135,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 	a.item, a.building = item, true
 	defer func() { a.item, a.building = outer, building }()
 	for _, sub := range pl.build {
-		leaf := a.leafOf(sub, item)
-		val, err := sub.resolveValue(leaf, vars, &a.expanded)
-		if err != nil && leaf != sub.leaf {
-			err = refusedBySchema(err)
-		}
+		val, err := sub.resolveValue(a.leafOf(sub, item), vars, &a.expanded)
 		if err != nil {
 			return err.orAt(sub.line, sub.valueCol)
 		}

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -241,7 +240,10 @@ func (n *crdNode) duplicate(items []any) string {
 	default:
 		return ""
 	}
-	defaults := n.keyDefaults(keys)
+	var defaults []any
+	if keys != nil && n.s.Items != nil && n.s.Items.Schema != nil {
+		defaults = kpatch.ListKeyDefaults(n.s.Items.Schema, keys)
+	}
 	seen := make(map[string]int, len(items))
 	var b strings.Builder
 	for i, item := range items {
@@ -281,21 +283,6 @@ func (n *crdNode) duplicate(items []any) string {
 		seen[b.String()] = i
 	}
 	return ""
-}
-
-// keyDefaults are the defaults the schema of a list's items gives its
-// keys, nil where it gives none.
-func (n *crdNode) keyDefaults(keys []string) []any {
-	if len(keys) == 0 || n.s.Items == nil || n.s.Items.Schema == nil {
-		return nil
-	}
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		if p, ok := n.s.Items.Schema.Properties[k]; ok && p.Default != nil {
-			_ = utiljson.Unmarshal(p.Default.Raw, &out[i]) // integers as int64, as objects hold them
-		}
-	}
-	return out
 }
 
 var _ uniqueItems = (*crdNode)(nil)
