@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // BenchmarkCustomResourceTyping applies a file of n entries, half
@@ -57,5 +58,48 @@ func BenchmarkCustomResourceTyping(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCustomResourceListMapInsertion inserts a port into a custom
+// resource's list of n ports that the CRD keys by port and protocol
+// (defaulted): the twin is looked for by the keys over every item, at N
+// and 10N.
+func BenchmarkCustomResourceListMapInsertion(b *testing.B) {
+	var props apiextensionsv1.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(`type: object
+properties:
+  spec:
+    type: object
+    properties:
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [port, protocol]
+        items: {type: object, properties: {port: {type: integer}, protocol: {type: string, default: TCP}, name: {type: string}}}
+`), &props); err != nil {
+		b.Fatal(err)
+	}
+	s := NewCustomResourceSchema("Widget", &props)
+	opts := ApplyOptions{Schemas: func(string, string) *CustomResourceSchema { return s }}
+	p := mustPatch(b, "i.kpatch", "[widget.w.spec.ports[-]]\nport: \"100000\"\nname: new\n")
+	for _, n := range []int{100, 1000} {
+		ports := make([]any, n)
+		for i := range ports {
+			ports[i] = map[string]any{"port": int64(i), "name": fmt.Sprintf("p%d", i)}
+		}
+		obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"ports": ports}}
+		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := p.Apply(obj, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := len(out["spec"].(map[string]any)["ports"].([]any)); got != n+1 {
+					b.Fatalf("%d ports", got)
+				}
+			}
+		})
 	}
 }
