@@ -44,6 +44,13 @@ func (f *ReplacementsFile) Matches(o *Object) bool {
 	return f.Replacements.Targets(o.Current(), o.Namespace())
 }
 
+// Meta says that a replacements file applies on every operation, never
+// in audit mode, without conditions.
+func (f *ReplacementsFile) Meta() Meta { return Meta{Operations: kpatch.AllOperations} }
+
+// EvalConditions does nothing: a replacements file has no conditions.
+func (f *ReplacementsFile) EvalConditions(*Object) {}
+
 // WithValues returns the file itself: replacements read no values.
 func (f *ReplacementsFile) WithValues(*kpatch.Variables) File { return f }
 

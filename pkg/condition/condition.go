@@ -157,7 +157,7 @@ func (c *Condition) String() string { return c.expr }
 // places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrCostExceeded, budget.limit, budget.spent)
+		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
@@ -192,7 +192,7 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrCostExceeded, budget.limit, budget.spent)
+		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	b, ok := val.(types.Bool)
 	if !ok {
