@@ -176,7 +176,7 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 		return nil, &Error{Line: 1, Column: 1, Msg: err.Error()}
 	}
 	cond := &Condition{expr: expr, program: program}
-	cond.params, cond.wholeParams, cond.loops = inspect(expr)
+	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())
 	return cond, nil
 }
 

@@ -98,11 +98,10 @@ type typed struct {
 // shape is the types a value may have at a place in a variable.
 type shape []typed
 
-// rootShape is the shape of a variable, nil for one it does not know.
+// rootShape is the shape of a variable but object and oldObject (whose
+// are builtinKinds'), nil for one it does not know.
 func rootShape(name string) shape {
 	switch name {
-	case plugincel.ObjectVarName, plugincel.OldObjectVarName:
-		return builtinKinds()
 	case PodSpecVar:
 		return shape{{t: reflect.TypeFor[corev1.PodSpec](), budget: requestBytes}}
 	case PodMetadataVar:
@@ -117,21 +116,34 @@ func rootShape(name string) shape {
 	return nil
 }
 
-// builtinKinds is the shape of object: the root types of every built-in
-// kind with metadata.
-var builtinKinds = sync.OnceValue(func() shape {
+// kinds are the shapes of object: the root types of every built-in kind
+// with metadata, and the shapes of their fields (what a condition reads
+// first), made once.
+type kinds struct {
+	roots  shape
+	fields map[string]shape
+}
+
+var builtinKinds = sync.OnceValue(func() kinds {
 	seen := map[reflect.Type]bool{}
-	var out shape
+	k := kinds{fields: map[string]shape{}}
 	for gvk, t := range scheme.Scheme.AllKnownTypes() {
 		if gvk.Version == "__internal" || strings.HasSuffix(gvk.Kind, "List") || seen[t] {
 			continue
 		}
 		seen[t] = true
 		if f, ok := t.FieldByName("ObjectMeta"); ok && f.Type == objectMetaType {
-			out = append(out, typed{t: t, budget: requestBytes})
+			k.roots = append(k.roots, typed{t: t, budget: requestBytes})
 		}
 	}
-	return out
+	for _, root := range k.roots {
+		for name := range jsonFields(root.t) {
+			if k.fields[name] == nil {
+				k.fields[name] = k.roots.step(name)
+			}
+		}
+	}
+	return k
 })
 
 // shapeAt follows path (a variable, then field names and the estimator's
@@ -141,14 +153,29 @@ func shapeAt(path []string) shape {
 	if len(path) == 0 {
 		return nil
 	}
-	s := rootShape(path[0])
-	for _, step := range path[1:] {
+	s, rest := rootShape(path[0]), path[1:]
+	if path[0] == plugincel.ObjectVarName || path[0] == plugincel.OldObjectVarName {
+		k := builtinKinds()
+		s = k.roots
+		if field, ok := k.fields[stepName(rest)]; ok {
+			s, rest = field, rest[1:]
+		}
+	}
+	for _, step := range rest {
 		if s == nil {
 			return nil
 		}
 		s = s.step(step)
 	}
 	return s
+}
+
+// stepName is the first of steps, "" when there is none.
+func stepName(steps []string) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	return steps[0]
 }
 
 // step is the shape of what a step selects from s. A step no type of s
@@ -260,10 +287,18 @@ var (
 	marshalerType = reflect.TypeFor[json.Marshaler]()
 )
 
+// opaqueTypes caches opaque by type.
+var opaqueTypes sync.Map // reflect.Type -> bool
+
 // opaque reports whether t writes its own JSON (a time, a quantity, an
 // int-or-string): a scalar, whose fields are not the JSON's.
 func opaque(t reflect.Type) bool {
-	return t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)
+	if o, ok := opaqueTypes.Load(t); ok {
+		return o.(bool)
+	}
+	o := t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)
+	opaqueTypes.Store(t, o)
+	return o
 }
 
 func deref(t reflect.Type) reflect.Type {
