@@ -87,14 +87,14 @@ func (e *Error) Unwrap() error { return ErrInvalid }
 // one with the workload variables, built once (an environment costs
 // milliseconds): the API server's admission environment (its libraries,
 // variables and per-call cost limit).
-var environments = sync.OnceValues(func() (plain, workload *environ) {
+var environments = sync.OnceValues(func() (plain, workload *conditionEnv) {
 	return newEnvironment(false), newEnvironment(true)
 })
 
-// environ is a CEL environment of conditions and the options of their
+// conditionEnv is a CEL environment of conditions and the options of their
 // programs: the cost estimator, and the guards of the functions that
-// build large results (guard.go).
-type environ struct {
+// build large results (guardCalls).
+type conditionEnv struct {
 	*cel.Env
 	programOptions []cel.ProgramOption
 }
@@ -102,7 +102,7 @@ type environ struct {
 // estimator is the cost estimator of every condition; it is stateless.
 var estimator = newCostEstimator()
 
-func newEnvironment(workload bool) *environ {
+func newEnvironment(workload bool) *conditionEnv {
 	namespaceType, requestType := plugincel.BuildNamespaceType(), plugincel.BuildRequestType()
 	vars := []cel.EnvOption{
 		cel.Variable(plugincel.ObjectVarName, cel.DynType),
@@ -139,7 +139,7 @@ func newEnvironment(workload bool) *environ {
 	if err != nil {
 		panic(fmt.Sprintf("condition: guarding the CEL functions: %v", err))
 	}
-	return &environ{Env: env, programOptions: []cel.ProgramOption{
+	return &conditionEnv{Env: env, programOptions: []cel.ProgramOption{
 		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
 		cel.CostTracking(estimator),
 		cel.CustomDecorator(guard),
@@ -148,7 +148,7 @@ func newEnvironment(workload bool) *environ {
 }
 
 // Compile compiles expr, which must be boolean and whose estimated
-// worst-case cost must be within the per-call limit (estimate.go). A
+// worst-case cost must be within the per-call limit (checkCost). A
 // compile error is an *Error with the position of the problem in expr.
 func Compile(expr string, opts Options) (*Condition, error) {
 	return compile(expr, opts, celconfig.PerCallLimit)
@@ -173,7 +173,7 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	}
 	program, err := env.Program(checked, env.programOptions...)
 	if err != nil {
-		return nil, &Error{Line: 1, Column: 1, Msg: err.Error()}
+		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
 	cond := &Condition{expr: expr, program: program}
 	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())

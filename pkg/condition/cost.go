@@ -36,22 +36,11 @@ var (
 
 func newCostEstimator() *costEstimator {
 	e := &costEstimator{}
-	e.library.SizeEstimator = variableSizes{}
+	e.library.SizeEstimator = e // the library sizes what it reads as CEL does
 	return e
 }
 
-// variableSizes sizes the values of the variables by their paths.
-type variableSizes struct{}
-
-func (variableSizes) EstimateSize(node checker.AstNode) *checker.SizeEstimate {
-	return estimatedSize(node.Path())
-}
-
-func (variableSizes) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
-	return nil
-}
-
-// EstimateSize sizes a variable's value.
+// EstimateSize sizes a variable's value by its path.
 func (e *costEstimator) EstimateSize(node checker.AstNode) *checker.SizeEstimate {
 	return estimatedSize(node.Path())
 }
@@ -268,13 +257,15 @@ func flattenedSize(e ast.Expr, depth int64) uint64 {
 func (e *costEstimator) CallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
 	cost := e.library.CallCost(function, overloadID, args, result)
 	switch function {
-	case "replace", "format":
-		if function == "format" && len(args) > 0 {
-			// CEL's own charge, for the format read
-			read := uint64(math.Ceil(float64(textSize(args[0])) * costPerByte))
-			cost = &read
+	case "replace":
+		return plus(cost, textCost(result))
+	case "format":
+		if len(args) > 0 {
+			// CEL's own charge (the library has none), for the format
+			// read, then the text built
+			read := textCost(args[0])
+			return plus(&read, textCost(result))
 		}
-		return plus(cost, uint64(math.Ceil(float64(textSize(result))*costPerByte)))
 	case "split", "findAll":
 		if list, ok := result.(traits.Lister); ok {
 			n, _ := list.Size().(types.Int)
@@ -284,10 +275,11 @@ func (e *costEstimator) CallCost(function, overloadID string, args []ref.Val, re
 	return cost
 }
 
-// textSize is the bytes of a string, 0 for anything else (an error).
-func textSize(v ref.Val) uint64 {
+// textCost is what a string's bytes cost to build or read, 0 for
+// anything else (an error).
+func textCost(v ref.Val) uint64 {
 	s, _ := v.(types.String)
-	return uint64(len(s))
+	return uint64(math.Ceil(float64(len(s)) * costPerByte))
 }
 
 func plus(cost *uint64, n uint64) *uint64 {
