@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -19,9 +20,10 @@ import (
 )
 
 // The functions whose result can be larger than what they read (replace,
-// split, join, format, findAll, flatten, and the list functions that copy
-// a list, which may be a concatenation of one list many times over) are
-// guarded: each refuses, before it builds anything, a result whose
+// split, join, format, findAll, flatten, the list functions that copy a
+// list, which may be a concatenation of one list many times over, and
+// the regex functions, which compile a pattern read at run time at each
+// call) are guarded: each refuses, before it builds anything, a result whose
 // building alone would cost more than the per-call limit. CEL charges a
 // call's cost after it ran, so the charge alone (costEstimator.CallCost)
 // would come after the memory is taken; with the guards no call of an
@@ -59,8 +61,11 @@ var guards = map[string]guard{
 	"string_format":                    guardFormat,
 	"list_flatten":                     guardFlatten,
 	"list_flatten_int":                 guardFlatten,
-	"string_find_all_string":           guardFindAll,
-	"string_find_all_string_int":       guardFindAll,
+	"string_find_all_string":           both(guardPattern, guardFindAll),
+	"string_find_all_string_int":       both(guardPattern, guardFindAll),
+	"string_find_string":               guardPattern,
+	"matches":                          guardPattern,
+	"matches_string":                   guardPattern,
 	"sort":                             guardListCopy,
 	"@sortByAssociatedKeys":            guardListCopy,
 	"distinct":                         guardListCopy,
@@ -119,6 +124,16 @@ func invoke(impl *functions.Overload, args []ref.Val) ref.Val {
 		return impl.Function(args...)
 	}
 	return types.NoSuchOverloadErr()
+}
+
+// both runs a, then b.
+func both(a, b guard) guard {
+	return func(args []ref.Val) error {
+		if err := a(args); err != nil {
+			return err
+		}
+		return b(args)
+	}
 }
 
 func tooManyBytes(function string, n uint64) error {
@@ -219,6 +234,47 @@ func guardFindAll(args []ref.Val) error {
 		matches = uint64(n)
 	}
 	return tooManyItems("findAll", matches)
+}
+
+// regexInstBytes is about the most Go's regexp takes per instruction of
+// the program it compiles a pattern into (measured: 100 to 400 bytes).
+const regexInstBytes = 512
+
+// guardPattern: matches, find and findAll compile their pattern (args[1])
+// at each call when it is not a literal (a literal one is compiled with
+// the program), and a few bytes of pattern can make a thousand
+// instructions (.{1000}): the pattern's program is counted from its
+// syntax, before it is compiled.
+func guardPattern(args []ref.Val) error {
+	pattern := stringArg(args, 1)
+	if uint64(len(pattern)) > maxBuiltBytes/regexInstBytes {
+		return tooManyBytes("compiling a regex", mulSat(uint64(len(pattern)), regexInstBytes))
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil // the call fails on its own
+	}
+	return tooManyBytes("compiling a regex", mulSat(regexInsts(re), regexInstBytes))
+}
+
+// regexInsts bounds the instructions of the program of re, as Go's
+// regexp compiles it: a repeat counts its operand as many times.
+func regexInsts(re *syntax.Regexp) uint64 {
+	var sub uint64
+	for _, s := range re.Sub {
+		sub = addSat(sub, regexInsts(s))
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return uint64(len(re.Rune)) + 1
+	case syntax.OpRepeat:
+		times := re.Max
+		if times < 0 {
+			times = re.Min + 1
+		}
+		return addSat(mulSat(uint64(max(times, 1)), sub), 2)
+	}
+	return addSat(sub, uint64(len(re.Sub))+2)
 }
 
 // guardFlatten: list.flatten([depth]) builds a list of the items of its

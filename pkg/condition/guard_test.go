@@ -43,6 +43,7 @@ func TestGuardsRefuseLargeResultsBeforeBuildingThem(t *testing.T) {
 	big := withAnnotation(16 << 10)
 	spec := big["spec"].(map[string]any)
 	spec["text"] = strings.Repeat("x", 3<<20)
+	spec["pattern"] = strings.Repeat(".{1000}", 400) // 2,800 bytes, 400,000 instructions
 	spec["list"] = make([]any, 200_000)
 	for i := range spec["list"].([]any) {
 		spec["list"].([]any)[i] = int64(i)
@@ -59,9 +60,12 @@ func TestGuardsRefuseLargeResultsBeforeBuildingThem(t *testing.T) {
 		{"object.spec.text.findAll(object.metadata.name.substring(0, 0)).size() > 0", "findAll would build"},
 		{"(object.spec.list + object.spec.list + object.spec.list + object.spec.list + object.spec.list + object.spec.list).sort().size() > 0", "a list function would build a list of 1200000 items"},
 		{"(object.spec.list + object.spec.list + object.spec.list + object.spec.list + object.spec.list + object.spec.list).slice(0, 1100000).size() > 0", "slice would build"},
+		{"object.metadata.name.matches(object.spec.pattern)", "compiling a regex would build"},
+		{"object.metadata.name.find(object.spec.pattern) == ''", "compiling a regex would build"},
+		{"object.metadata.name.findAll(object.spec.pattern).size() > 0", "compiling a regex would build"},
 	}
 	for _, tc := range cases {
-		if _, err := Compile(tc.expr, Options{}); err == nil {
+		if _, err := Compile(tc.expr, Options{}); err == nil && !strings.Contains(tc.msg, "regex") {
 			t.Errorf("%s: compiled within the estimate", tc.expr)
 		}
 		_, n, err := evalAllocating(mustCompileUnbounded(t, tc.expr), big)
@@ -92,6 +96,7 @@ func TestConditionsWithinTheEstimateStayWithinMemory(t *testing.T) {
 		list = append(list, map[string]any{"name": "c", "image": "registry.example/x"})
 	}
 	containers["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"] = list
+	patterned := deployment(1, map[string]any{"pattern": "^(" + strings.Repeat("[a-z]{1,9}", 5) + "|web)$"})
 	cases := []struct {
 		expr   string
 		object map[string]any
@@ -104,6 +109,8 @@ func TestConditionsWithinTheEstimateStayWithinMemory(t *testing.T) {
 		{"object.metadata.annotations['a'] + object.metadata.annotations['b'] != ''", annotated},
 		{"object.spec.template.spec.containers[0].image.replace('xx', 'y').startsWith('y')", annotated},
 		{"object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example/'))", containers},
+		// a pattern read at run time: 63 characters of a label
+		{"object.metadata.name.matches(object.metadata.labels['pattern'])", patterned},
 	}
 	for _, tc := range cases {
 		ok, n, err := evalAllocating(mustCompile(t, tc.expr, Options{}), tc.object)

@@ -353,16 +353,16 @@ var minJSONOf sync.Map // reflect.Type -> uint64
 // the API server accepts: "" for a string, {} with its required fields
 // for a struct (those without omitempty, as the API server's OpenAPI
 // says, and requiredByValidation), the smallest value of each (a string
-// not empty: validation requires it), 1 for anything else.
+// not empty: validation requires it), 1 for anything else, a pointer
+// among them (null or its value: a struct is never within itself but
+// through one, so that minJSON is the same whatever type it starts at).
 func minJSON(t reflect.Type) uint64 {
-	t = deref(t)
 	if n, ok := minJSONOf.Load(t); ok {
 		return n.(uint64)
 	}
-	minJSONOf.Store(t, uint64(1)) // a type within itself: the least
 	n := uint64(1)
 	switch {
-	case opaque(t):
+	case t.Kind() == reflect.Pointer || opaque(t):
 	case t.Kind() == reflect.String:
 		n = 2
 	case t.Kind() == reflect.Struct:
