@@ -161,7 +161,14 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	if opts.Workload {
 		env = workload
 	}
-	checked, iss := env.Compile(expr)
+	parsed, iss := env.Parse(expr)
+	if iss.Err() != nil {
+		return nil, compileError(expr, iss)
+	}
+	if err := literalPatterns(parsed.NativeRep()); err != nil {
+		return nil, err
+	}
+	checked, iss := env.Check(parsed)
 	if iss.Err() != nil {
 		return nil, compileError(expr, iss)
 	}

@@ -3,6 +3,7 @@ package condition
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,6 +46,29 @@ func TestTheWorstCaseIsRefusedWhenItCompiles(t *testing.T) {
 			!strings.Contains(ce.Msg, " exceeds the per-call limit 1000000 (") || !strings.Contains(ce.Msg, tc.msg) {
 			t.Errorf("Compile(%q) = %d:%d %s, want %d:%d with %q", tc.expr, ce.Line, ce.Column, ce.Msg, tc.line, tc.col, tc.msg)
 		}
+	}
+}
+
+// TestLiteralPatternsAreCountedBeforeTheyCompile: a regex literal whose
+// program would take more than one call may build (7 KB of .{1000}: a
+// million instructions, hundreds of MB) is refused at the pattern before
+// it compiles.
+func TestLiteralPatternsAreCountedBeforeTheyCompile(t *testing.T) {
+	expr := "object.metadata.name.matches('" + strings.Repeat(".{1000}", 1000) + "')"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Compile(expr, Options{})
+	runtime.ReadMemStats(&after)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Line != 1 || ce.Column != 30 || !strings.HasPrefix(ce.Msg, "compiling a regex would build ") {
+		t.Fatalf("Compile = %v, want the pattern refused at 1:30", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > maxAllocPerCall && !raceDetector {
+		t.Errorf("compiling allocated %d bytes", n)
+	}
+	if _, err := Compile("object.metadata.name.matches('^api-[a-z]{1,20}$') && object.metadata.name.findAll('[0-9]+').size() < 3", Options{}); err != nil {
+		t.Errorf("an ordinary pattern: %v", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
+	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/functions"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -242,11 +243,16 @@ const regexInstBytes = 512
 
 // guardPattern: matches, find and findAll compile their pattern (args[1])
 // at each call when it is not a literal (a literal one is compiled with
-// the program), and a few bytes of pattern can make a thousand
-// instructions (.{1000}): the pattern's program is counted from its
-// syntax, before it is compiled.
+// the program, and checked first: literalPatterns).
 func guardPattern(args []ref.Val) error {
-	pattern := stringArg(args, 1)
+	return patternTooLarge(stringArg(args, 1))
+}
+
+// patternTooLarge refuses a regex whose program would take more than
+// one call may build: a few bytes of pattern can make a thousand
+// instructions (.{1000}), so they are counted from its syntax, before it
+// compiles.
+func patternTooLarge(pattern string) error {
 	if uint64(len(pattern)) > maxBuiltBytes/regexInstBytes {
 		return tooManyBytes("compiling a regex", mulSat(uint64(len(pattern)), regexInstBytes))
 	}
@@ -255,6 +261,37 @@ func guardPattern(args []ref.Val) error {
 		return nil // the call fails on its own
 	}
 	return tooManyBytes("compiling a regex", mulSat(regexInsts(re), regexInstBytes))
+}
+
+// literalPatterns refuses the literal patterns of matches, find and
+// findAll in a parsed expression whose program would be too large, at
+// the pattern: they are compiled when the expression is checked.
+func literalPatterns(parsed *ast.AST) *Error {
+	for _, e := range ast.MatchDescendants(ast.NavigateAST(parsed), ast.KindMatcher(ast.CallKind)) {
+		call := e.AsCall()
+		args := call.Args()
+		i := 0 // s.matches(re)
+		if !call.IsMemberFunction() {
+			i = 1 // matches(s, re)
+		}
+		switch call.FunctionName() {
+		case "matches", "find", "findAll":
+		default:
+			continue
+		}
+		if i >= len(args) || args[i].Kind() != ast.LiteralKind {
+			continue
+		}
+		pattern, ok := args[i].AsLiteral().(types.String)
+		if !ok {
+			continue
+		}
+		if err := patternTooLarge(string(pattern)); err != nil {
+			loc := parsed.SourceInfo().GetStartLocation(args[i].ID())
+			return &Error{Line: max(loc.Line(), 1), Column: loc.Column() + 1, Msg: strings.TrimPrefix(err.Error(), errTooLarge.Error()+": ")}
+		}
+	}
+	return nil
 }
 
 // regexInsts bounds the instructions of the program of re, as Go's
