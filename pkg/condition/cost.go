@@ -18,7 +18,7 @@ import (
 
 // costEstimator is the Kubernetes library's cost estimator, as the API
 // server uses it, with two additions: the sizes of the variables a
-// condition reads (sizes.go), and the cost of building the results that
+// condition reads (estimatedSize), and the cost of building the results that
 // can be larger than what their function read (replace's, split's,
 // findAll's, format's), a unit per 10 bytes of text and per item of a
 // list. The library charges their reading only: a replace that makes a

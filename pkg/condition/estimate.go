@@ -12,7 +12,7 @@ import (
 
 // checkCost refuses a condition whose estimated worst-case cost exceeds
 // limit: the cost CEL's estimator finds with the Kubernetes library's
-// costs, the sizes of the variables (sizes.go) and the building of large
+// costs, the sizes of the variables (estimatedSize) and the building of large
 // results (costEstimator). The error is at the part of the expression
 // that makes most of the cost.
 func checkCost(env *cel.Env, expr string, checked *cel.Ast, limit uint64) error {
