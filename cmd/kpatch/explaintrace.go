@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/schema"
 )
@@ -74,7 +75,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
 	for i, r := range runs {
 		missingRequired(t.reports[i], r, kpatch.ApplyOptions{Schemas: valid.Schemas()})
-		if !kpatch.SameJSON(r.In, r.Out) {
+		if !jsonvalue.Equal(r.In, r.Out) {
 			t.reports[i].Applied = fileList(r.Applied(), versions)
 		}
 		t.reports[i].WouldApply = fileList(r.WouldApply(), versions)

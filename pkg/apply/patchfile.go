@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -152,7 +153,7 @@ func (f PatchFile) evaluate(o *Object, cur map[string]any, p *kpatch.Patch) (map
 	switch {
 	case err != nil:
 		return nil, Failed, err
-	case kpatch.SameJSON(cur, out):
+	case jsonvalue.Equal(cur, out):
 		return nil, Unchanged, nil
 	}
 	return out, Patched, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -63,9 +64,9 @@ func (f *ReplacementsFile) Apply(o *Object) (string, error) {
 	cur := o.Current()
 	out, err := f.applyObject(o, cur)
 	switch {
-	case err != nil && !(skippedOnly(err) && !kpatch.SameJSON(cur, out)):
+	case err != nil && !(skippedOnly(err) && !jsonvalue.Equal(cur, out)):
 		return Failed, err
-	case kpatch.SameJSON(cur, out):
+	case jsonvalue.Equal(cur, out):
 		return Unchanged, err
 	}
 	o.Set(out)

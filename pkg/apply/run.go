@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -306,7 +307,7 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 		switch {
 		case err != nil:
 			fr.Result, fr.Err, fr.Shared = Failed, err, true
-		case kpatch.SameJSON(cur[i], out[i]):
+		case jsonvalue.Equal(cur[i], out[i]):
 			fr.Result = Unchanged
 		default:
 			fr.Result, after = Patched, out[i]

@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
 
@@ -126,7 +127,7 @@ weight: ${values.n}
 	}
 	spec := obj["spec"].(map[string]any)
 	for k, w := range want {
-		if !SameJSON(spec[k], w) {
+		if !jsonvalue.Equal(spec[k], w) {
 			t.Errorf("spec.%s = %#v, want %#v", k, spec[k], w)
 		}
 	}
@@ -307,7 +308,7 @@ labels.v: ${values.v}
 			"open": map[string]any{"s": "1.10", "free": 1.1},
 		},
 	}
-	if !SameJSON(obj, want) {
+	if !jsonvalue.Equal(obj, want) {
 		t.Errorf("got  %#v\nwant %#v", obj, want)
 	}
 	// a value that is no field's removal still fails on an unknown field
@@ -372,7 +373,7 @@ spec.items[*].tag: "2"
 		if tt.want != "<nil>" {
 			want = mustObject(t, tt.want)
 		}
-		if got := out["spec"]; !SameJSON(got, want) {
+		if got := out["spec"]; !jsonvalue.Equal(got, want) {
 			t.Errorf("%s\nspec %#v, want %#v", tt.obj, got, want)
 		}
 	}
@@ -428,7 +429,7 @@ properties:
 		if err != nil {
 			t.Fatalf("%s: %v", tt.src, err)
 		}
-		if got, want := out["spec"].(map[string]any)["ports"], mustValue(t, tt.want); !SameJSON(got, want) {
+		if got, want := out["spec"].(map[string]any)["ports"], mustValue(t, tt.want); !jsonvalue.Equal(got, want) {
 			t.Errorf("%s\nports %v, want %v", tt.src, got, want)
 		}
 	}
