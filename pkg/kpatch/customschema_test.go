@@ -8,8 +8,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"kpatch.dev/kpatch/pkg/fieldtype"
 	"kpatch.dev/kpatch/pkg/jsonvalue"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // widgetSchema is the OpenAPI schema of a CRD's version: string,
@@ -187,24 +187,24 @@ func TestCustomResourceSchemaTypesReplacements(t *testing.T) {
 	types := CustomFieldTypes(schemas)
 	for _, tt := range []struct {
 		path []string
-		want replacement.FieldType
+		want fieldtype.Type
 	}{
-		{[]string{"spec", "version"}, replacement.TypeString},
-		{[]string{"spec", "replicas"}, replacement.TypeInteger},
-		{[]string{"spec", "ratio"}, replacement.TypeNumber},
-		{[]string{"spec", "paused"}, replacement.TypeBoolean},
-		{[]string{"spec", "items", "0", "tag"}, replacement.TypeString},
-		{[]string{"spec", "labels", "x"}, replacement.TypeString},
-		{[]string{"metadata", "annotations", "x"}, replacement.TypeString},
-		{[]string{"spec", "port"}, replacement.TypeUnknown},
-		{[]string{"spec", "extra", "x"}, replacement.TypeUnknown},
-		{[]string{"spec", "nothing"}, replacement.TypeUnknown},
+		{[]string{"spec", "version"}, fieldtype.String},
+		{[]string{"spec", "replicas"}, fieldtype.Integer},
+		{[]string{"spec", "ratio"}, fieldtype.Number},
+		{[]string{"spec", "paused"}, fieldtype.Boolean},
+		{[]string{"spec", "items", "0", "tag"}, fieldtype.String},
+		{[]string{"spec", "labels", "x"}, fieldtype.String},
+		{[]string{"metadata", "annotations", "x"}, fieldtype.String},
+		{[]string{"spec", "port"}, fieldtype.Unknown},
+		{[]string{"spec", "extra", "x"}, fieldtype.Unknown},
+		{[]string{"spec", "nothing"}, fieldtype.Unknown},
 	} {
 		if got := types("example.com/v1", "Widget", tt.path); got != tt.want {
 			t.Errorf("%s: %v, want %v", strings.Join(tt.path, "."), got, tt.want)
 		}
 	}
-	if got := types("example.com/v2", "Widget", []string{"spec", "version"}); got != replacement.TypeUnknown {
+	if got := types("example.com/v2", "Widget", []string{"spec", "version"}); got != fieldtype.Unknown {
 		t.Errorf("a version without a schema: %v", got)
 	}
 	if CustomFieldTypes(nil) != nil {
