@@ -31,7 +31,7 @@ type Options struct {
 	// ValidatingWebhookConfiguration of that name, whose webhooks are to
 	// call ValidatePath with it, when there is one. Empty: the Keeper
 	// writes no configuration (whoever installs it writes the path).
-	WebhookConfiguration    string
+	WebhookConfiguration     string
 	MutatePath, ValidatePath string
 	// Reader reads the Secret and the configurations, uncached (RBAC
 	// grants get on these names only); Writer creates the Secret (a
