@@ -308,11 +308,16 @@ func (n noted) Error() string {
 func (n noted) Unwrap() error { return n.err }
 
 // conflicts warns of the contested fields that one of the edited
-// ConfigMap's files writes.
+// ConfigMap's files writes: every file that writes it is named, but only
+// the values of the edited ConfigMap's own files are shown. Who may create
+// or update a ConfigMap may not read the others (create alone, or a review
+// made up to claim their namespace, when the path token is off): the
+// answer tells them no more than where to look.
 func (e *editFindings) conflicts(report *registry.ConflictReport) {
+	own := func(file string) bool { return e.own[file] }
 	for _, c := range report.First {
 		if e.involved(c) {
-			e.warns = append(e.warns, "warning: "+c.Error())
+			e.warns = append(e.warns, "warning: "+c.TextShowing(own))
 		}
 	}
 }

@@ -162,7 +162,7 @@ func TestValidateWarnsOfConflictsAndNonIdempotentConstructs(t *testing.T) {
 		t.Fatalf("refused: %s", msg)
 	}
 	text := strings.Join(warns, "\n")
-	if !strings.Contains(text, "spec.replicas: set by 2 files (a/f.kpatch:2:1 to 2, b/f.kpatch:2:1 to 3); b/f.kpatch:2:1 wins") {
+	if !strings.Contains(text, "spec.replicas: set by 2 files (a/f.kpatch:2:1, b/f.kpatch:2:1 to 3); b/f.kpatch:2:1 wins") {
 		t.Errorf("no warning of the contested field: %q", warns)
 	}
 	if !strings.Contains(text, "b/del.kpatch:2:6: warning: not idempotent") {
@@ -171,6 +171,35 @@ func TestValidateWarnsOfConflictsAndNonIdempotentConstructs(t *testing.T) {
 	// a ConfigMap that writes no contested field is not told of others'
 	if _, _, warns := check(t, v, admissionv1.Create, registryConfigMap("c", map[string]string{"g.kpatch": "[pod.*]\nlabels.x: y\n"})); len(warns) != 0 {
 		t.Errorf("warnings of other files: %q", warns)
+	}
+}
+
+// TestValidateConflictsShowTheEditsValuesOnly: the warning of a contested
+// field names every file that writes it, but shows the values of the
+// edited ConfigMap's files only, whoever applies last: a review made up
+// to claim a tenant's namespace (or a user who may create ConfigMaps
+// there, not read them) learns where the tenant's files are, not what
+// they hold.
+func TestValidateConflictWarningsShowTheEditsValuesOnly(t *testing.T) {
+	v := validator(t, true, registry.Limits{},
+		tenantConfigMap("shop", "a-theirs", map[string]string{"secret.kpatch": "[deployment.web]\nreplicas: 41\nlabels.tier: gold-secret\n"}),
+		tenantConfigMap("shop", "z-theirs", map[string]string{"later.kpatch": "[deployment.web]\nreplicas: 43\n"}),
+		markedNamespace("shop"))
+	allowed, msg, warns := check(t, v, admissionv1.Create, tenantConfigMap("shop", "m-forged", map[string]string{"probe.kpatch": "[deployment.web]\nreplicas: 2\nlabels.tier: probe\n"}))
+	text := strings.Join(warns, "\n")
+	if !allowed {
+		t.Fatalf("refused: %s", msg)
+	}
+	for _, want := range []string{"shop/a-theirs/secret.kpatch:2:1, shop/m-forged/probe.kpatch:2:1 to 2, shop/z-theirs/later.kpatch:2:1); shop/z-theirs/later.kpatch:2:1 wins (applies last)",
+		"labels.tier: set by 2 files (shop/a-theirs/secret.kpatch:3:1, shop/m-forged/probe.kpatch:3:1 to \"probe\"); shop/m-forged/probe.kpatch:3:1 wins (applies last, \"probe\")"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no warning %q in %q", want, warns)
+		}
+	}
+	for _, secret := range []string{"41", "43", "gold-secret"} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the warnings show %q, a value of another ConfigMap's file: %q", secret, warns)
+		}
 	}
 }
 
