@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -342,5 +344,81 @@ func TestValidateCountsResults(t *testing.T) {
 		if got := testutil.ToFloat64(w.Metrics.RegistryValidations.WithLabelValues(result)); got != want {
 			t.Errorf("kpatch_registry_validations_total{result=%q} = %v, want %v", result, got, want)
 		}
+	}
+}
+
+// TestValidateLeavesALargerConfigMapThanTheAPIServerStoresUnchecked: a
+// review of a registry ConfigMap holding more than 1 MiB of data (the
+// API server refuses it before it calls a validating webhook, so it is
+// made up) is admitted with a warning, unchecked and uncompiled, whatever
+// it holds.
+func TestValidateLeavesALargerConfigMapThanTheAPIServerStoresUnchecked(t *testing.T) {
+	v := validator(t, false, registry.Limits{}, registryConfigMap("good", map[string]string{"f.kpatch": goodFile}))
+	v.Watcher.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
+	big := "[deployment.web]\nreplcas: 3\n" + strings.Repeat("# padding\n", (maxConfigMapData+10)/10)
+	allowed, msg, warns := check(t, v, admissionv1.Create, registryConfigMap("big", map[string]string{"f.kpatch": big}))
+	if !allowed || len(warns) != 1 || !strings.Contains(warns[0], "not checked: the ConfigMap holds 1048") || !strings.Contains(warns[0], "more than the 1048576 the API server stores") {
+		t.Errorf("a ConfigMap over 1 MiB: allowed %v, message %q, warnings %q", allowed, msg, warns)
+	}
+	if n := testutil.ToFloat64(v.Watcher.Metrics.RegistryValidations.WithLabelValues(metrics.ValidationUnchecked)); n != 1 {
+		t.Errorf("kpatch_registry_validations_total{result=unchecked} = %v", n)
+	}
+	// at the bound, it is checked
+	atBound := "[deployment.web]\nreplcas: 3\n"
+	atBound += strings.Repeat("#", maxConfigMapData-len(atBound)-1) + "\n"
+	if allowed, _, _ := check(t, v, admissionv1.Create, registryConfigMap("big", map[string]string{"f.kpatch": atBound})); allowed {
+		t.Error("a broken ConfigMap of exactly 1 MiB was not checked")
+	}
+}
+
+// TestValidateGivesOneUserNoMoreThanTheirShare: a user with as many
+// validations waiting or running as one may have is answered at once,
+// unchecked, with a warning; another user still waits for the place.
+func TestValidateGivesOneUserNoMoreThanTheirShare(t *testing.T) {
+	v := validator(t, false, registry.Limits{}, registryConfigMap("good", map[string]string{"f.kpatch": goodFile}))
+	ctx := context.Background()
+	if err := v.turns.acquire(ctx, "hostile"); err != nil {
+		t.Fatal(err)
+	}
+	waiting, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range maxValidationsPerUser - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v.turns.acquire(waiting, "hostile") == nil {
+				v.turns.release("hostile")
+			}
+		}()
+	}
+	for end := time.Now().Add(failsafe); ; time.Sleep(time.Millisecond) {
+		v.turns.mu.Lock()
+		n := v.turns.held["hostile"]
+		v.turns.mu.Unlock()
+		if n == maxValidationsPerUser {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d validations of the user held", n)
+		}
+	}
+	req := editReview(t, admissionv1.Create, registryConfigMap("x", map[string]string{"f.kpatch": brokenFile}))
+	req.UserInfo.Username = "hostile"
+	resp := v.Handle(ctx, req)
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "not checked: as many validations of this user") || !strings.Contains(resp.Warnings[0], `user "hostile"`) {
+		t.Errorf("one more validation of the user: %+v", resp)
+	}
+	// another user's waits its turn: its context ends first here
+	req.UserInfo.Username = "admin"
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	if resp := v.Handle(short, req); !resp.Allowed || !strings.Contains(strings.Join(resp.Warnings, ""), "context canceled") {
+		t.Errorf("another user's validation: %+v", resp)
+	}
+	stop()
+	wg.Wait()
+	v.turns.release("hostile")
+	if allowed, _, _ := check(t, v, admissionv1.Create, registryConfigMap("x", map[string]string{"f.kpatch": brokenFile})); allowed {
+		t.Error("after the user's validations ended, a broken edit was not checked")
 	}
 }
