@@ -3,19 +3,21 @@ package pathtoken
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 // tokenPath is the path that carries token for a webhook called at
-// current, and whether current is a path the Keeper owns: none ("" or
-// "/": the chart writes none, so that Helm and GitOps tools leave the
-// one written here alone), base, or base followed by "/" and anything (a
-// token, current or replaced). Any other path is another webhook's, left
-// as it is.
+// current, and whether current is a path the Keeper owns, once cleaned as
+// the webhook's server cleans it ("//mutate" is "/mutate"): none (the
+// chart writes none, so that Helm and GitOps tools leave the one written
+// here alone), base, or base followed by "/" and anything (a token,
+// current or replaced). Any other path is another webhook's, left as it
+// is.
 func tokenPath(current, base, token string) (string, bool) {
-	if current == "" || current == "/" || current == base || strings.HasPrefix(current, base+"/") {
+	if c := path.Clean("/" + current); c == "/" || c == base || strings.HasPrefix(c, base+"/") {
 		return base + "/" + token, true
 	}
 	return "", false

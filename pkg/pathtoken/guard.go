@@ -3,6 +3,7 @@ package pathtoken
 import (
 	"crypto/subtle"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +15,9 @@ import (
 // whose path is a base, "/", the token is served by next as a request of
 // that base: its path and RequestURI without the token, so that the
 // handlers' metrics and logs never show it. Any other request to a base,
-// or under it, is answered before its body is read: 403 when its path
+// or under it (its path cleaned: "//mutate" and "/x/../mutate" are
+// "/mutate", where the mux would redirect them), is answered before its
+// body is read: 403 when its path
 // carries no token or another one, 503 before the replica read its token;
 // it is counted in kpatch_admission_requests_rejected_total and logged (a
 // line a second at most, with the count of the others), and asks for a
@@ -22,7 +25,7 @@ import (
 // Requests to other paths are served by next as they are.
 func (k *Keeper) Guard(next http.Handler, bases ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		base, rest, guarded := under(r.URL.Path, bases)
+		base, rest, guarded := under(path.Clean("/"+r.URL.Path), bases)
 		if !guarded {
 			next.ServeHTTP(w, r)
 			return

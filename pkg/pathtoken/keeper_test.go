@@ -207,6 +207,8 @@ func TestTokenPath(t *testing.T) {
 		{"/mutate", "/mutate/T", true},
 		{"/mutate/old", "/mutate/T", true},
 		{"/mutate/T", "/mutate/T", true},
+		{"//mutate", "/mutate/T", true},
+		{"/x/../mutate/", "/mutate/T", true},
 		{"/mutated", "", false},
 		{"/other/mutate", "", false},
 	} {
