@@ -24,6 +24,10 @@ import (
 	"kpatch.dev/kpatch/pkg/schema"
 )
 
+// MutatePath is where the webhook serves the Handler: the mutating
+// webhook of the objects the registry patches.
+const MutatePath = "/mutate"
+
 // maxWarnings bounds the warnings of one response; the API server shows
 // them to the client.
 const maxWarnings = 10

@@ -53,24 +53,44 @@ const ValidatePath = "/validate-registry"
 // take part in (among the first registry.MaxConflicts of the registry),
 // unless the edit is refused. The same checks as a sync, so about the
 // same cost: a one-key edit compiles one file (registry.Compiler.Fork),
-// and the conflict analysis reads every file. One check runs at a time.
+// and the conflict analysis reads every file. One check runs at a time,
+// the users waiting taking turns (validationTurns): one user's edits,
+// however many, never hold another user's behind more than one of theirs.
 //
 // Whatever it cannot check (the registry not synced yet, the request's
-// deadline, a panic) is admitted with a warning, as failurePolicy Ignore
-// would.
+// deadline, a panic, a user with maxValidationsPerUser validations
+// waiting or running already, a ConfigMap larger than the API server
+// stores) is admitted with a warning, as failurePolicy Ignore would.
 type RegistryValidator struct {
 	Watcher *Watcher
 
-	// one is the one place of the validation running; nil: made on first
-	// use.
-	one chan struct{}
+	// turns hands out the one place of the validation running.
+	turns validationTurns
+}
+
+// maxConfigMapData is the most bytes of data (the values of data and
+// binaryData) the API server stores in a ConfigMap. A validating webhook
+// is called after the API server validated the object, so a larger one is
+// no edit the API server sends: it is not checked, nor compiled.
+const maxConfigMapData = 1 << 20
+
+// configMapData is the bytes of cm's data, as the API server counts them.
+func configMapData(cm *corev1.ConfigMap) int {
+	n := 0
+	for _, v := range cm.Data {
+		n += len(v)
+	}
+	for _, v := range cm.BinaryData {
+		n += len(v)
+	}
+	return n
 }
 
 var _ admission.Handler = (*RegistryValidator)(nil)
 
 // NewRegistryValidator returns the validator of w's registry.
 func NewRegistryValidator(w *Watcher) *RegistryValidator {
-	return &RegistryValidator{Watcher: w, one: make(chan struct{}, 1)}
+	return &RegistryValidator{Watcher: w}
 }
 
 // Handle checks one edit of a ConfigMap, and counts its result
@@ -115,6 +135,9 @@ func (v *RegistryValidator) check(ctx context.Context, log logr.Logger, req admi
 	if !w.inRegistry(&cm) {
 		return admission.Allowed(""), metrics.ValidationSkipped // not, or no longer, a registry ConfigMap
 	}
+	if n := configMapData(&cm); n > maxConfigMapData {
+		return notChecked(fmt.Errorf("the ConfigMap holds %d bytes of data, more than the %d the API server stores", n, maxConfigMapData)), metrics.ValidationUnchecked
+	}
 	if cm.Namespace != w.Namespace {
 		// a tenant's ConfigMap is a registry only in a marked namespace;
 		// elsewhere it patches nothing and is not checked
@@ -130,10 +153,11 @@ func (v *RegistryValidator) check(ctx context.Context, log logr.Logger, req admi
 	if held == nil {
 		return notChecked(errNotSynced), metrics.ValidationUnchecked
 	}
-	if err := v.acquire(ctx); err != nil {
+	user := req.UserInfo.Username
+	if err := v.turns.acquire(ctx, user); err != nil {
 		return notChecked(err), metrics.ValidationUnchecked
 	}
-	defer v.release()
+	defer v.turns.release(user)
 	cms, err := w.list(ctx)
 	if err != nil {
 		log.Error(err, "listing the registry ConfigMaps to validate an edit")
@@ -161,19 +185,6 @@ func (v *RegistryValidator) check(ctx context.Context, log logr.Logger, req admi
 	}
 	return admission.Allowed(""), metrics.ValidationAccepted
 }
-
-// acquire waits for the place of the one validation running, until ctx
-// ends.
-func (v *RegistryValidator) acquire(ctx context.Context) error {
-	select {
-	case v.one <- struct{}{}:
-		return ctx.Err()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (v *RegistryValidator) release() { <-v.one }
 
 // notChecked admits an edit that could not be checked, saying why.
 func notChecked(err error) admission.Response {
@@ -308,11 +319,16 @@ func (n noted) Error() string {
 func (n noted) Unwrap() error { return n.err }
 
 // conflicts warns of the contested fields that one of the edited
-// ConfigMap's files writes.
+// ConfigMap's files writes: every file that writes it is named, but only
+// the values of the edited ConfigMap's own files are shown. Who may create
+// or update a ConfigMap may not read the others (create alone, or a review
+// made up to claim their namespace, when the path token is off): the
+// answer tells them no more than where to look.
 func (e *editFindings) conflicts(report *registry.ConflictReport) {
+	own := func(file string) bool { return e.own[file] }
 	for _, c := range report.First {
 		if e.involved(c) {
-			e.warns = append(e.warns, "warning: "+c.Error())
+			e.warns = append(e.warns, "warning: "+c.TextShowing(own))
 		}
 	}
 }

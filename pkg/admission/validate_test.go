@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -174,7 +176,7 @@ func TestValidateWarnsOfConflictsAndNonIdempotentConstructs(t *testing.T) {
 		t.Fatalf("refused: %s", msg)
 	}
 	text := strings.Join(warns, "\n")
-	if !strings.Contains(text, "spec.replicas: set by 2 files (a/f.kpatch:2:1 to 2, b/f.kpatch:2:1 to 3); b/f.kpatch:2:1 wins") {
+	if !strings.Contains(text, "spec.replicas: set by 2 files (a/f.kpatch:2:1, b/f.kpatch:2:1 to 3); b/f.kpatch:2:1 wins") {
 		t.Errorf("no warning of the contested field: %q", warns)
 	}
 	if !strings.Contains(text, "b/del.kpatch:2:6: warning: not idempotent") {
@@ -183,6 +185,35 @@ func TestValidateWarnsOfConflictsAndNonIdempotentConstructs(t *testing.T) {
 	// a ConfigMap that writes no contested field is not told of others'
 	if _, _, warns := check(t, v, admissionv1.Create, registryConfigMap("c", map[string]string{"g.kpatch": "[pod.*]\nlabels.x: y\n"})); len(warns) != 0 {
 		t.Errorf("warnings of other files: %q", warns)
+	}
+}
+
+// TestValidateConflictsShowTheEditsValuesOnly: the warning of a contested
+// field names every file that writes it, but shows the values of the
+// edited ConfigMap's files only, whoever applies last: a review made up
+// to claim a tenant's namespace (or a user who may create ConfigMaps
+// there, not read them) learns where the tenant's files are, not what
+// they hold.
+func TestValidateConflictWarningsShowTheEditsValuesOnly(t *testing.T) {
+	v := validator(t, true, registry.Limits{},
+		tenantConfigMap("shop", "a-theirs", map[string]string{"secret.kpatch": "[deployment.web]\nreplicas: 41\nlabels.tier: gold-secret\n"}),
+		tenantConfigMap("shop", "z-theirs", map[string]string{"later.kpatch": "[deployment.web]\nreplicas: 43\n"}),
+		markedNamespace("shop"))
+	allowed, msg, warns := check(t, v, admissionv1.Create, tenantConfigMap("shop", "m-forged", map[string]string{"probe.kpatch": "[deployment.web]\nreplicas: 2\nlabels.tier: probe\n"}))
+	text := strings.Join(warns, "\n")
+	if !allowed {
+		t.Fatalf("refused: %s", msg)
+	}
+	for _, want := range []string{"shop/a-theirs/secret.kpatch:2:1, shop/m-forged/probe.kpatch:2:1 to 2, shop/z-theirs/later.kpatch:2:1); shop/z-theirs/later.kpatch:2:1 wins (applies last)",
+		"labels.tier: set by 2 files (shop/a-theirs/secret.kpatch:3:1, shop/m-forged/probe.kpatch:3:1 to \"probe\"); shop/m-forged/probe.kpatch:3:1 wins (applies last, \"probe\")"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no warning %q in %q", want, warns)
+		}
+	}
+	for _, secret := range []string{"41", "43", "gold-secret"} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the warnings show %q, a value of another ConfigMap's file: %q", secret, warns)
+		}
 	}
 }
 
@@ -325,5 +356,81 @@ func TestValidateCountsResults(t *testing.T) {
 		if got := testutil.ToFloat64(w.Metrics.RegistryValidations.WithLabelValues(result)); got != want {
 			t.Errorf("kpatch_registry_validations_total{result=%q} = %v, want %v", result, got, want)
 		}
+	}
+}
+
+// TestValidateLeavesALargerConfigMapThanTheAPIServerStoresUnchecked: a
+// review of a registry ConfigMap holding more than 1 MiB of data (the
+// API server refuses it before it calls a validating webhook, so it is
+// made up) is admitted with a warning, unchecked and uncompiled, whatever
+// it holds.
+func TestValidateLeavesALargerConfigMapThanTheAPIServerStoresUnchecked(t *testing.T) {
+	v := validator(t, false, registry.Limits{}, registryConfigMap("good", map[string]string{"f.kpatch": goodFile}))
+	v.Watcher.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
+	big := "[deployment.web]\nreplcas: 3\n" + strings.Repeat("# padding\n", (maxConfigMapData+10)/10)
+	allowed, msg, warns := check(t, v, admissionv1.Create, registryConfigMap("big", map[string]string{"f.kpatch": big}))
+	if !allowed || len(warns) != 1 || !strings.Contains(warns[0], "not checked: the ConfigMap holds 1048") || !strings.Contains(warns[0], "more than the 1048576 the API server stores") {
+		t.Errorf("a ConfigMap over 1 MiB: allowed %v, message %q, warnings %q", allowed, msg, warns)
+	}
+	if n := testutil.ToFloat64(v.Watcher.Metrics.RegistryValidations.WithLabelValues(metrics.ValidationUnchecked)); n != 1 {
+		t.Errorf("kpatch_registry_validations_total{result=unchecked} = %v", n)
+	}
+	// at the bound, it is checked
+	atBound := "[deployment.web]\nreplcas: 3\n"
+	atBound += strings.Repeat("#", maxConfigMapData-len(atBound)-1) + "\n"
+	if allowed, _, _ := check(t, v, admissionv1.Create, registryConfigMap("big", map[string]string{"f.kpatch": atBound})); allowed {
+		t.Error("a broken ConfigMap of exactly 1 MiB was not checked")
+	}
+}
+
+// TestValidateGivesOneUserNoMoreThanTheirShare: a user with as many
+// validations waiting or running as one may have is answered at once,
+// unchecked, with a warning; another user still waits for the place.
+func TestValidateGivesOneUserNoMoreThanTheirShare(t *testing.T) {
+	v := validator(t, false, registry.Limits{}, registryConfigMap("good", map[string]string{"f.kpatch": goodFile}))
+	ctx := context.Background()
+	if err := v.turns.acquire(ctx, "hostile"); err != nil {
+		t.Fatal(err)
+	}
+	waiting, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range maxValidationsPerUser - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v.turns.acquire(waiting, "hostile") == nil {
+				v.turns.release("hostile")
+			}
+		}()
+	}
+	for end := time.Now().Add(failsafe); ; time.Sleep(time.Millisecond) {
+		v.turns.mu.Lock()
+		n := v.turns.held["hostile"]
+		v.turns.mu.Unlock()
+		if n == maxValidationsPerUser {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d validations of the user held", n)
+		}
+	}
+	req := editReview(t, admissionv1.Create, registryConfigMap("x", map[string]string{"f.kpatch": brokenFile}))
+	req.UserInfo.Username = "hostile"
+	resp := v.Handle(ctx, req)
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "not checked: as many validations of this user") || !strings.Contains(resp.Warnings[0], `user "hostile"`) {
+		t.Errorf("one more validation of the user: %+v", resp)
+	}
+	// another user's waits its turn: its context ends first here
+	req.UserInfo.Username = "admin"
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	if resp := v.Handle(short, req); !resp.Allowed || !strings.Contains(strings.Join(resp.Warnings, ""), "context canceled") {
+		t.Errorf("another user's validation: %+v", resp)
+	}
+	stop()
+	wg.Wait()
+	v.turns.release("hostile")
+	if allowed, _, _ := check(t, v, admissionv1.Create, registryConfigMap("x", map[string]string{"f.kpatch": brokenFile})); allowed {
+		t.Error("after the user's validations ended, a broken edit was not checked")
 	}
 }

@@ -31,6 +31,22 @@ func (c *Conflict) Error() string {
 		c.Earlier, c.Path, valueText(c.EarlierValue), c.Later, valueText(c.LaterValue))
 }
 
+// TextShowing is Error with the values of the files show accepts only:
+// the other file is named by its position alone (FieldConflict.TextShowing).
+func (c *Conflict) TextShowing(show func(file string) bool) string {
+	if c.Field != nil {
+		return c.Field.TextShowing(MaxFieldFiles, show)
+	}
+	set := func(p Position, v any) string {
+		if show == nil || show(p.File) {
+			return " to " + valueText(v)
+		}
+		return ""
+	}
+	return fmt.Sprintf("%s: %s set%s, but %s sets it%s (the later file wins)",
+		c.Earlier, c.Path, set(c.Earlier, c.EarlierValue), c.Later, set(c.Later, c.LaterValue))
+}
+
 func valueText(v any) string {
 	if s, ok := scalarText(v); ok {
 		if _, isStr := v.(string); isStr {

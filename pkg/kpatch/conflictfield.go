@@ -81,7 +81,15 @@ func (c *FieldConflict) Error() string { return c.Text(MaxFieldFiles) }
 
 // Text formats the conflict naming at most max writes (all of them when
 // max is negative).
-func (c *FieldConflict) Text(max int) string {
+func (c *FieldConflict) Text(max int) string { return c.TextShowing(max, nil) }
+
+// TextShowing is Text with the values of the writes of the files show
+// accepts only, every value when show is nil: the other writes are named
+// by their position alone. The webhook's registry validation tells an
+// editor the values of the files it submits, never those of other
+// ConfigMaps, which its caller may not read.
+func (c *FieldConflict) TextShowing(max int, show func(file string) bool) string {
+	shown := func(w FieldWrite) bool { return show == nil || show(w.Pos.File) }
 	var b strings.Builder
 	t := c.Target
 	if t.Kind == "" {
@@ -96,10 +104,17 @@ func (c *FieldConflict) Text(max int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s to %s", posText(w.Pos), valueText(w.Value))
+		b.WriteString(posText(w.Pos))
+		if shown(w) {
+			b.WriteString(" to " + valueText(w.Value))
+		}
 	}
 	win := c.Winner()
-	fmt.Fprintf(&b, "); %s wins (applies last, %s)", posText(win.Pos), valueText(win.Value))
+	if shown(win) {
+		fmt.Fprintf(&b, "); %s wins (applies last, %s)", posText(win.Pos), valueText(win.Value))
+	} else {
+		fmt.Fprintf(&b, "); %s wins (applies last)", posText(win.Pos))
+	}
 	return b.String()
 }
 

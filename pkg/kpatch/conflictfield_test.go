@@ -103,3 +103,24 @@ func TestFieldConflictEachPair(t *testing.T) {
 		t.Errorf("pairs %v, counted %d", pairs, got[0].Pairs)
 	}
 }
+
+// TestConflictTextShowing: the values of the files not shown are left out,
+// the winner's too; their positions stay. A conflict without its field
+// says the same of its two files.
+func TestConflictTextShowing(t *testing.T) {
+	patches := replicaFiles(t, 3, true)
+	c := FieldConflicts(patches, nil, nil)[0]
+	middle := func(file string) bool { return file == patches[1].name }
+	want := fmt.Sprintf("deployment.web spec.replicas: set by 3 files (%s:2:1, %s:2:1 to 1, %s:2:1); %s:2:1 wins (applies last)",
+		patches[0].name, patches[1].name, patches[2].name, patches[2].name)
+	if got := c.Conflict().TextShowing(middle); got != want {
+		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+	if got := c.TextShowing(MaxFieldFiles, nil); got != c.Error() {
+		t.Errorf("every value shown: %s, want %s", got, c.Error())
+	}
+	pair := &Conflict{Path: "spec.replicas", Earlier: Position{File: "a.kpatch", Line: 2, Column: 1}, EarlierValue: 2, Later: Position{File: "b.kpatch", Line: 2, Column: 1}, LaterValue: 3}
+	if got, want := pair.TextShowing(func(f string) bool { return f == "b.kpatch" }), "a.kpatch:2:1: spec.replicas set, but b.kpatch:2:1 sets it to 3 (the later file wins)"; got != want {
+		t.Errorf("pair: %s, want %s", got, want)
+	}
+}

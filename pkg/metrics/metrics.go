@@ -99,7 +99,8 @@ type Metrics struct {
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
 	// RejectedRequests counts the requests answered before their review
-	// was read, by reason (RejectInFlight); they are not in Requests.
+	// was read, by reason (RejectInFlight, RejectPathTokenMissing, ...);
+	// they are not in Requests.
 	RejectedRequests *prometheus.CounterVec
 	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
 	// their namespace refused, by reason (SourceRefusedCount,
@@ -136,29 +137,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.newLastGoodRefusedMetric()
 	reg.MustRegister(m.SourceConfigMapsRefused, m.RegistryValidations, m.LastGoodRefused)
 	return m
-}
-
-// RejectInFlight is the reason of a request refused because as many as
-// the bound were being served (WithInFlightLimit), the value of the
-// reason label of kpatch_admission_requests_rejected_total.
-const RejectInFlight = "in-flight"
-
-// newRejectedMetric creates the counter of rejected requests, every
-// reason at zero.
-func (m *Metrics) newRejectedMetric() {
-	m.RejectedRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "kpatch_admission_requests_rejected_total",
-		Help: "Requests to /mutate answered 429 before their review was read, by reason: in-flight (as many as --max-in-flight were being served).",
-	}, []string{"reason"})
-	m.RejectedRequests.WithLabelValues(RejectInFlight)
-}
-
-// Rejected counts a request refused before its review was read, by its
-// reason (RejectInFlight).
-func (m *Metrics) Rejected(reason string) {
-	if m != nil {
-		m.RejectedRequests.WithLabelValues(reason).Inc()
-	}
 }
 
 // newRequestMetrics creates the metrics of admission requests, every

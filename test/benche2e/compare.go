@@ -74,7 +74,7 @@ func (b *bench) startBuilds(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("-compare %s: %w\n%s", c.name, err, b.webhookLog.String())
 		}
-		url := fmt.Sprintf("https://127.0.0.1:%d/mutate", port)
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", port, c.webhook.Path("/mutate"))
 		if err := installWebhookConfiguration(ctx, b.cluster.Client, "bench-"+c.name, url, b.cluster.CAData, "bench-"+c.name); err != nil {
 			return err
 		}

@@ -94,7 +94,8 @@ var modes = []struct {
 	}},
 	{"tenants", map[string]any{"registry": map[string]any{"tenants": map[string]any{"enabled": true, "kinds": []any{"@workload", "Service"}, "maxFiles": 5}}}},
 	{"static-rules", map[string]any{"webhook": map[string]any{"manageRules": false}}},
-	{"client-ca", map[string]any{"tls": map[string]any{"clientCA": map[string]any{"secretName": "apiserver-client-ca"}}}},
+	// the API server authenticated by its client certificate: no path token
+	{"client-ca", map[string]any{"tls": map[string]any{"clientCA": map[string]any{"secretName": "apiserver-client-ca"}}, "webhook": map[string]any{"pathToken": map[string]any{"enabled": false}}}},
 	{"closed-doors", map[string]any{
 		"networkPolicy": map[string]any{"enabled": true, "webhookFrom": []any{map[string]any{"ipBlock": map[string]any{"cidr": "10.0.0.0/8"}}}},
 		"metrics":       map[string]any{"reader": map[string]any{"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"}}}},
@@ -289,7 +290,9 @@ func TestWebhookConfiguration(t *testing.T) {
 		if m.name != "filtered" && (w.ObjectSelector != nil || len(w.MatchConditions) != 0) {
 			t.Errorf("%s: objectSelector %v, matchConditions %v by default", m.name, w.ObjectSelector, w.MatchConditions)
 		}
-		if w.ClientConfig.Service == nil || *w.ClientConfig.Service.Path != "/mutate" {
+		// with the path token, no path: the webhook writes its own
+		pathToken := m.name != "client-ca"
+		if w.ClientConfig.Service == nil || pathToken != (w.ClientConfig.Service.Path == nil) || !pathToken && *w.ClientConfig.Service.Path != "/mutate" {
 			t.Errorf("%s: client config %+v", m.name, w.ClientConfig)
 		}
 		// internal errors are answered as the failure policy answers a failed call
@@ -300,6 +303,13 @@ func TestWebhookConfiguration(t *testing.T) {
 		args := containerArgs(t, objs)
 		if !slices.Contains(args, wantOnError) {
 			t.Errorf("%s: no %s in %v", m.name, wantOnError, args)
+		}
+		wantPathToken := "--path-token-secret="
+		if pathToken {
+			wantPathToken += "kpatch-webhook-path-token"
+		}
+		if !slices.Contains(args, wantPathToken) {
+			t.Errorf("%s: no %s in %v", m.name, wantPathToken, args)
 		}
 		// rules managed by default, for the chart's own configuration;
 		// tenant registries off by default
@@ -527,6 +537,7 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 					(slices.Equal(r.Verbs, []string{"get", "update", "patch"}) && slices.Equal(r.ResourceNames, []string{"kpatch-webhook"}) || slices.Equal(r.Verbs, []string{"create"})):
 				case res == "events" && !slices.Contains(r.Verbs, "delete") && !slices.Contains(r.Verbs, "*"):
 				case res == "secrets" && m.name != "cert-manager" && (slices.Equal(r.ResourceNames, []string{"kpatch-webhook-ca"}) || slices.Equal(r.Verbs, []string{"create"})):
+				case res == "secrets" && m.name != "client-ca" && slices.Equal(r.ResourceNames, []string{"kpatch-webhook-path-token"}) && slices.Equal(r.Verbs, []string{"get", "create", "patch"}):
 				default:
 					t.Errorf("%s: Role grants %v on %s (names %v)", m.name, r.Verbs, res, r.ResourceNames)
 				}
@@ -540,6 +551,9 @@ func TestRBACIsLeastPrivilege(t *testing.T) {
 		}
 		if m.name != "cert-manager" {
 			want = append(want, "kpatch-system-kpatch-webhook-cabundle")
+		}
+		if m.name != "client-ca" {
+			want = append(want, "kpatch-system-kpatch-webhook-path-token")
 		}
 		if m.name == "tenants" {
 			want = append(want, "kpatch-system-kpatch-webhook-tenants")
@@ -606,6 +620,12 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""},
 			{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "get,patch", ""},
 		},
+		// the path token: the paths of the mutating and the validating
+		// configuration, read uncached
+		"kpatch-system-kpatch-webhook-path-token": {
+			{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get,patch", ""},
+			{"admissionregistration.k8s.io", "validatingwebhookconfigurations", "get,patch", ""},
+		},
 		// the CRDs' schemas, from an informer on every replica
 		"kpatch-system-kpatch-webhook-crd-schemas": {{"apiextensions.k8s.io", "customresourcedefinitions", "get,list,watch", ""}},
 		// managed rules: the configuration from an informer, and the CRDs
@@ -629,7 +649,7 @@ func clusterRoleProblem(name string, rules []rbacv1.PolicyRule) string {
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("grants %v, want %v", got, want)
 	}
-	if strings.HasSuffix(name, "-cabundle") || strings.HasSuffix(name, "-rules") {
+	if strings.HasSuffix(name, "-cabundle") || strings.HasSuffix(name, "-rules") || strings.HasSuffix(name, "-path-token") {
 		if !slices.Equal(rules[0].ResourceNames, []string{"kpatch-system-kpatch-webhook"}) {
 			return "not limited to its own webhook configuration"
 		}

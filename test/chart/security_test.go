@@ -35,6 +35,7 @@ var docModes = [][]setting{
 	{{"tls.certManager.enabled", true, "`tls.certManager.enabled: true`"}},
 	{{"webhook.manageRules", false, "`webhook.manageRules: false`"}},
 	{{"webhook.crdSchemas", false, "`webhook.crdSchemas: false`"}},
+	{{"webhook.pathToken.enabled", false, "`webhook.pathToken.enabled: false`"}},
 	{{"webhook.namespaceSources", true, "`webhook.namespaceSources: true`"}},
 	{{"registry.tenants.enabled", true, "`registry.tenants.enabled: true`"}},
 	{{"webhook.eventsOnPatch", true, "`webhook.eventsOnPatch: true`"}},

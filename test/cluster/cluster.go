@@ -40,6 +40,14 @@ const RegistryNamespace = "kpatch-system"
 // InjectLabel opts a namespace in.
 const InjectLabel = "kpatch.dev/inject"
 
+// WebhookConfiguration is the name of the MutatingWebhookConfiguration
+// Start installs; StartWebhook has the webhook keep its path token in it.
+const WebhookConfiguration = "kpatch"
+
+// PathTokenSecret is the Secret of the registry namespace where the
+// webhook keeps its path token (--path-token-secret's default).
+const PathTokenSecret = "kpatch-webhook-path-token"
+
 // Options configure Start.
 type Options struct {
 	// ControlPlaneDir holds kube-apiserver and etcd. Default:
@@ -106,7 +114,8 @@ type Cluster struct {
 }
 
 // Start starts the control plane, installs the MutatingWebhookConfiguration
-// (pointing at 127.0.0.1:Port/mutate) and creates the registry namespace.
+// (pointing at 127.0.0.1:Port/mutate, which the webhook StartWebhook runs
+// makes /mutate/<its path token>) and creates the registry namespace.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	assets := o.ControlPlaneDir
 	if assets == "" {
@@ -258,7 +267,7 @@ func webhookConfiguration(o Options) *admissionregistrationv1.MutatingWebhookCon
 	timeout := int32(3)
 	path := "/mutate"
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "kpatch"},
+		ObjectMeta: metav1.ObjectMeta{Name: WebhookConfiguration},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:                    "mutate.kpatch.dev",
 			AdmissionReviewVersions: []string{"v1"},
@@ -298,7 +307,20 @@ type Webhook struct {
 	// ProfilingURL is where /debug/pprof/ is served when the webhook runs
 	// with --profiling.
 	ProfilingURL string
-	done         chan error
+	// PathToken is the token the webhook answers reviews at
+	// (/mutate/<token>), "" when it runs without one.
+	PathToken string
+	done      chan error
+}
+
+// Path is where the API server calls base (/mutate, /validate-registry)
+// on the webhook: base, "/" and its path token, or base alone when it runs
+// without one.
+func (w *Webhook) Path(base string) string {
+	if w.PathToken == "" {
+		return base
+	}
+	return base + "/" + w.PathToken
 }
 
 // BuildWebhook builds cmd/webhook into the cluster's directory and
@@ -318,8 +340,10 @@ func (c *Cluster) BuildWebhook() (string, error) {
 
 // StartWebhook runs the webhook binary against the cluster with the
 // serving certificate of the webhook configuration, on port (0: the port
-// the configuration calls), plus extra flags, and waits until /readyz
-// answers OK.
+// the configuration calls), keeping its path token in the configuration
+// Start installed (--webhook-configuration-name, which extra may
+// override), plus extra flags, and waits until /readyz answers OK. It reads
+// the path token the webhook serves (Webhook.PathToken) from its Secret.
 func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
 	if port == 0 {
 		port = c.Port
@@ -344,6 +368,7 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(probePort),
 		"--profiling-bind-address", "127.0.0.1:" + strconv.Itoa(profilingPort),
 		"--registry-namespace", RegistryNamespace,
+		"--webhook-configuration-name", WebhookConfiguration,
 	}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -362,7 +387,38 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 	if err := w.waitReady(ctx); err != nil {
 		return nil, err
 	}
+	if secret := pathTokenSecret(bin, extra); secret != "" {
+		var s corev1.Secret
+		if err := c.Client.Get(ctx, client.ObjectKey{Namespace: RegistryNamespace, Name: secret}, &s); err != nil {
+			w.Stop()
+			return nil, fmt.Errorf("the webhook's path token: %w", err)
+		}
+		w.PathToken = string(s.Data["token"])
+	}
 	return w, nil
+}
+
+// pathTokenSecret is the Secret of the path token a webhook run with
+// extra keeps: --path-token-secret's, PathTokenSecret by default, "" when
+// it runs without one (--path-token-secret="", or a build from before the
+// flag, which -compare may run).
+func pathTokenSecret(bin string, extra []string) string {
+	secret := PathTokenSecret
+	for i, a := range extra {
+		if v, ok := strings.CutPrefix(a, "--path-token-secret="); ok {
+			secret = v
+		} else if a == "--path-token-secret" && i+1 < len(extra) {
+			secret = extra[i+1]
+		}
+	}
+	if secret == "" {
+		return ""
+	}
+	help, _ := exec.Command(bin, "--help").CombinedOutput()
+	if !strings.Contains(string(help), "--path-token-secret") {
+		return ""
+	}
+	return secret
 }
 
 // waitReady waits until /readyz answers OK, for a minute at most; it stops

@@ -65,7 +65,7 @@ func TestClientCertificateRequired(t *testing.T) {
 	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"forged","operation":"CREATE","namespace":"shop","name":"web",` +
 		`"kind":{"group":"apps","version":"v1","kind":"Deployment"},"resource":{"group":"apps","version":"v1","resource":"deployments"},` +
 		`"object":{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{"replicas":1}}}}`
-	resp, err := c.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d/mutate", w.Port), "application/json", bytes.NewReader([]byte(review)))
+	resp, err := c.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d%s", w.Port, w.Path("/mutate")), "application/json", bytes.NewReader([]byte(review)))
 	if err == nil {
 		resp.Body.Close()
 		t.Fatalf("a review without a client certificate: answered %s", resp.Status)

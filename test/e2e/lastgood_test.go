@@ -33,7 +33,9 @@ import (
 const (
 	lgAccount = "lastgood"
 	lgStore   = "lastgood-store"
-	lgFile    = "lastgood_f.kpatch"
+	// lgPathToken is the Secret of that webhook's path token
+	lgPathToken = "lastgood-path-token"
+	lgFile      = "lastgood_f.kpatch"
 )
 
 // lastGoodRBAC is what the chart grants the webhook (charts/kpatch-webhook
@@ -50,6 +52,8 @@ func lastGoodRBAC() []client.Object {
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
 			{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{lgStore}, Verbs: []string{"create", "update", "patch"}},
+			// the chart's grant of its path token's Secret, by name
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{lgPathToken}, Verbs: []string{"get", "create", "patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{lgAccount}, Verbs: []string{"get", "update", "patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
@@ -107,7 +111,7 @@ func lastGoodAnswer(w *cluster.Webhook) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	resp, err := env.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d/mutate?timeout=3s", w.Port), "application/json", bytes.NewReader(body))
+	resp, err := env.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d%s?timeout=3s", w.Port, w.Path("/mutate")), "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", err
 	}
@@ -140,7 +144,9 @@ func getStore(c client.Client) (*corev1.ConfigMap, error) {
 // patch of the store's name. That Role cannot create the store with a
 // plain create; the webhook creates it (a server-side apply), and creates
 // it again after it is deleted, with the last good version of a broken
-// file. A version written into the store that the registry never held (its
+// file; it creates its path token's Secret the same way, with get,
+// create and patch of its name only (the chart's grant). A version
+// written into the store that the registry never held (its
 // digests right, the registry ConfigMap's uid, an earlier
 // resourceVersion of it) is not applied, is reported, and leaves the store.
 func TestLastGoodStoreIsCreatedByNameAndTrustsOnlyTheRegistry(t *testing.T) {
@@ -163,8 +169,11 @@ func TestLastGoodStoreIsCreatedByNameAndTrustsOnlyTheRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a path token of its own, in a Secret it creates by name; reviews are
+	// posted to it, the API server's configuration is the main webhook's
 	w, err := env.StartWebhook(ctx, webhookBin, port, &log, "--kubeconfig", kubeconfig, "--namespace-sources=false",
-		"--leader-elect", "--leader-election-id="+lgAccount, "--last-good-configmap="+lgStore)
+		"--leader-elect", "--leader-election-id="+lgAccount, "--last-good-configmap="+lgStore,
+		"--path-token-secret="+lgPathToken, "--webhook-configuration-name=")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -62,7 +62,9 @@ func newOwnWebhook(t *testing.T, name string, rules []admissionregistrationv1.Ru
 // start runs the webhook with the registry selector and extra flags.
 func (o *ownWebhook) start(t *testing.T, extra ...string) {
 	t.Helper()
-	args := append([]string{"--registry-selector", "kpatch.dev/registry=" + o.name, "--last-good-configmap", o.name + "-last-good"}, extra...)
+	// its own configuration holds the path with its path token
+	args := append([]string{"--registry-selector", "kpatch.dev/registry=" + o.name, "--last-good-configmap", o.name + "-last-good",
+		"--webhook-configuration-name", o.name}, extra...)
 	wh, err := env.StartWebhook(context.Background(), webhookBin, o.port, &o.logs, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, o.logs.String())

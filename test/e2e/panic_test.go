@@ -39,7 +39,7 @@ func TestNullItemPanicIsAWarning(t *testing.T) {
 	}
 	var got admissionv1.AdmissionReview
 	eventually(t, 10*time.Second, func() error {
-		url := fmt.Sprintf("https://127.0.0.1:%d/mutate?timeout=3s", webhook.Port)
+		url := fmt.Sprintf("https://127.0.0.1:%d%s?timeout=3s", webhook.Port, webhook.Path("/mutate"))
 		resp, err := env.HTTPClient().Post(url, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err

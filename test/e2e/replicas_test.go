@@ -54,7 +54,7 @@ func replicasAnswer(w *cluster.Webhook) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	resp, err := env.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d/mutate?timeout=3s", w.Port), "application/json", bytes.NewReader(body))
+	resp, err := env.HTTPClient().Post(fmt.Sprintf("https://127.0.0.1:%d%s?timeout=3s", w.Port, w.Path("/mutate")), "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", "", err
 	}

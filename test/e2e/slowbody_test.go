@@ -60,7 +60,9 @@ func TestSlowBodiesAgainstTheBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		conns = append(conns, conn)
-		if _, err := fmt.Fprintf(conn, "POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{"); err != nil {
+		// at the path with the token: without it, the request is refused
+		// before its body is read
+		if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{", webhook.Path("/mutate")); err != nil {
 			t.Fatal(err)
 		}
 	}

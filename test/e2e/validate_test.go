@@ -76,7 +76,7 @@ func registryCM(name string, data map[string]string) *corev1.ConfigMap {
 // (failurePolicy Ignore).
 func TestRegistryEditsAreChecked(t *testing.T) {
 	ctx := context.Background()
-	url := fmt.Sprintf("https://127.0.0.1:%d/validate-registry", env.Port)
+	url := fmt.Sprintf("https://127.0.0.1:%d%s", env.Port, webhook.Path("/validate-registry"))
 	vwc := registryValidation(url)
 	if err := env.Client.Create(ctx, vwc); err != nil {
 		t.Fatal(err)

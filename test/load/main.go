@@ -109,7 +109,7 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate, extra i
 		if err != nil {
 			return fmt.Errorf("%w\n%s", err, logs.String())
 		}
-		url := fmt.Sprintf("https://127.0.0.1:%d/mutate", wh.Port)
+		url := fmt.Sprintf("https://127.0.0.1:%d%s", wh.Port, wh.Path("/mutate"))
 		if err := check(client, url, body, target.args == nil); err != nil {
 			wh.Stop()
 			return err

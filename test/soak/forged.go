@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -51,10 +52,12 @@ func forgeries(namespaces []string) []forgery {
 }
 
 // forge posts forged reviews straight to the replicas, in turn, every
-// period until ctx ends, and checks that no answer holds data of a
-// namespace other than the object's own (the registry namespace holds
-// none of the soak's namespace data), and that every answer is one the
-// API server would take (its uid, a patch that applies).
+// period until ctx ends, at /mutate without the path token (a forger does
+// not know it), and checks that each is refused (403) before it is read;
+// were one answered, that the answer holds no data of a namespace other
+// than the object's own (the registry namespace holds none of the soak's
+// namespace data) and is one the API server would take (its uid, a patch
+// that applies).
 func forge(ctx context.Context, client *http.Client, replicas []*Replica, namespaces []string, nonce string, period time.Duration, tally *Tally) {
 	cases := forgeries(namespaces)
 	tick := time.NewTicker(period)
@@ -75,18 +78,24 @@ func forge(ctx context.Context, client *http.Client, replicas []*Replica, namesp
 	}
 }
 
-// forgeOne posts one forged review and judges its answer.
+// forgeOne posts one forged review and judges its answer: a refusal for
+// want of the path token is a denial.
 func forgeOne(client *http.Client, port int, f forgery, uid string, namespaces []string, nonce string) Answer {
 	name := targetPrefix + "forged"
 	obj := deploymentJSON(f.object, name)
 	start := time.Now()
-	resp, err := postReview(client, port, deploymentReview(uid, f.claimed, name, obj))
+	resp, err := postReview(client, port, "/mutate", deploymentReview(uid, f.claimed, name, obj))
 	a := Answer{Channel: forgedChannel, Latency: time.Since(start)}
+	var status *statusError
+	if errors.As(err, &status) && status.code == http.StatusForbidden {
+		a.Outcome = Denied
+		return a
+	}
 	if err != nil {
 		a.Outcome = Errored
 		return a
 	}
-	var problems []string
+	problems := []string{"a review without the path token was answered"}
 	if leaked := foreignData(answerText(resp), f.own(), nonce, namespaces); leaked != nil {
 		problems = append(problems, fmt.Sprintf("the answer holds data of other namespaces: %s", strings.Join(leaked, ", ")))
 	}
@@ -117,11 +126,16 @@ func forgeOne(client *http.Client, port int, f forgery, uid string, namespaces [
 }
 
 // probe posts the review of Deployment soak-probe of namespace ns to the
-// webhook at port and returns the registry version its answer carries.
-func probe(client *http.Client, port int, ns, nonce string) (int, error) {
+// replica r, at the path the API server calls, and returns the registry
+// version its answer carries.
+func probe(client *http.Client, r *Replica, ns, nonce string) (int, error) {
+	w := r.Webhook()
+	if w == nil {
+		return -1, fmt.Errorf("replica %s is not running", r.Name)
+	}
 	name := targetPrefix + "probe"
 	obj := deploymentJSON(ns, name)
-	resp, err := postReview(client, port, deploymentReview("probe", ns, name, obj))
+	resp, err := postReview(client, w.Port, w.Path("/mutate"), deploymentReview("probe", ns, name, obj))
 	if err != nil {
 		return -1, err
 	}

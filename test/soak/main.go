@@ -177,7 +177,7 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 			return errors.New("no replica leads")
 		}
 		for _, r := range replicas {
-			if v, err := probe(httpClient, r.Port, namespaces[0], nonce); err != nil || v != 0 {
+			if v, err := probe(httpClient, r, namespaces[0], nonce); err != nil || v != 0 {
 				return fmt.Errorf("replica %s answers version %d: %v", r.Name, v, err)
 			}
 		}

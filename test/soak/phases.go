@@ -128,7 +128,7 @@ func (rep *Report) cut(ctx context.Context, cfg Config, link *Relay, watch *Watc
 	rep.CutVersion, _ = edits.Latest()
 	for time.Since(cutStart) < cfg.Cut && ctx.Err() == nil {
 		for _, r := range replicas {
-			v, err := probe(client, r.Port, namespaces[0], nonce)
+			v, err := probe(client, r, namespaces[0], nonce)
 			rep.CutProbes++
 			switch {
 			case err != nil:
@@ -154,7 +154,7 @@ func (rep *Report) cut(ctx context.Context, cfg Config, link *Relay, watch *Watc
 			return fmt.Errorf("no edit written since the link healed")
 		}
 		for _, r := range replicas {
-			if v, err := probe(client, r.Port, namespaces[0], nonce); err != nil || v < after {
+			if v, err := probe(client, r, namespaces[0], nonce); err != nil || v < after {
 				return fmt.Errorf("replica %s answers version %d (%v), want %d or later", r.Name, v, err, after)
 			}
 		}

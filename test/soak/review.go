@@ -50,10 +50,18 @@ func deploymentReview(uid, claimed, name string, obj []byte) []byte {
 	return b
 }
 
-// postReview posts a review to the webhook at port and returns its
-// answer.
-func postReview(client *http.Client, port int, body []byte) (*admissionv1.AdmissionResponse, error) {
-	resp, err := client.Post(fmt.Sprintf("https://127.0.0.1:%d/mutate?timeout=3s", port), "application/json", bytes.NewReader(body))
+// statusError is an answer other than 200: no review came back.
+type statusError struct {
+	code int
+	body []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %.200s", e.code, e.body) }
+
+// postReview posts a review to the webhook at port, at path (/mutate and
+// its path token, as the API server calls it), and returns its answer.
+func postReview(client *http.Client, port int, path string, body []byte) (*admissionv1.AdmissionResponse, error) {
+	resp, err := client.Post(fmt.Sprintf("https://127.0.0.1:%d%s?timeout=3s", port, path), "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +71,7 @@ func postReview(client *http.Client, port int, body []byte) (*admissionv1.Admiss
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %s: %.200s", resp.Status, b)
+		return nil, &statusError{resp.StatusCode, b}
 	}
 	var got admissionv1.AdmissionReview
 	if err := json.Unmarshal(b, &got); err != nil {

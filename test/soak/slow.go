@@ -26,8 +26,10 @@ type SlowBodies struct {
 	Held atomic.Int64
 }
 
-// slowBody is the start of the request a slow connection sends.
-const slowBody = "POST /mutate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{"
+// slowBody is the start of the request a slow connection sends, to path
+// (/mutate with the path token: without it, the request is refused before
+// its body is read).
+const slowBody = "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{"
 
 // Hold holds n slow connections, spread over the replicas, until ctx
 // ends.
@@ -58,13 +60,17 @@ func (s *SlowBodies) Hold(ctx context.Context, n int, replicas []*Replica, caDat
 // holdOne opens one slow connection to r and holds it until the webhook
 // closes it or ctx ends; false when it could not be opened.
 func (s *SlowBodies) holdOne(ctx context.Context, r *Replica, cfg *tls.Config) bool {
+	w := r.Webhook()
+	if w == nil {
+		return false
+	}
 	d := tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second}, Config: cfg}
 	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.Port)))
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
-	if _, err := fmt.Fprint(conn, slowBody); err != nil {
+	if _, err := fmt.Fprintf(conn, slowBody, w.Path("/mutate")); err != nil {
 		return false
 	}
 	s.Opened.Add(1)

@@ -42,6 +42,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{ .Values.tls.selfManaged.secretName | default (printf "%s-ca" (include "kpatch.fullname" .)) }}
 {{- end -}}
 
+{{/* The Secret holding the path token (webhook.pathToken). */}}
+{{- define "kpatch.pathTokenSecret" -}}
+{{ include "kpatch.fullname" . }}-path-token
+{{- end -}}
+
 {{/* The ConfigMap of the last good versions: never labelled as the registry. */}}
 {{- define "kpatch.lastGoodConfigMap" -}}
 {{ include "kpatch.fullname" . }}-last-good

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kpatch.dev/kpatch/pkg/admission"
 )
 
 // testCA is a certificate authority that signs client certificates.
@@ -80,7 +82,7 @@ func (s *testServer) post(t *testing.T, certs ...tls.Certificate) (int, string, 
 	transport := &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport, Timeout: failsafe}
-	resp, err := client.Post("https://"+s.addr+"/mutate?timeout=10s", "application/json", bytes.NewReader(reviewBody(t, "c")))
+	resp, err := client.Post("https://"+s.addr+s.path(admission.MutatePath)+"?timeout=10s", "application/json", bytes.NewReader(reviewBody(t, "c")))
 	if err != nil {
 		return 0, "", err
 	}

@@ -36,6 +36,7 @@ type Options struct {
 	Kubeconfig               string
 	CertDir                  string
 	ClientCAFile             string
+	PathTokenSecret          string
 	Port                     int
 	MetricsBindAddress       string
 	HealthProbeBindAddress   string
@@ -93,6 +94,7 @@ func NewOptions() *Options {
 		ProfilingBindAddress:   "127.0.0.1:8082",
 		TLSMode:                TLSModeFiles,
 		TLSSecretName:          "kpatch-webhook-ca",
+		PathTokenSecret:        "kpatch-webhook-path-token",
 		LeaderElectionID:       "kpatch-webhook",
 		LastGoodConfigMap:      "kpatch-webhook-last-good",
 		MaxRegistryFiles:       registry.DefaultLimits.MaxFiles,
@@ -120,6 +122,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory holding tls.crt and tls.key, the certificate of the webhook and metrics servers; reloaded when they change")
 	fs.IntVar(&o.Port, "port", o.Port, "port of the HTTPS webhook server")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CA that signs the API server's client certificate: the webhook server then refuses, at the TLS handshake, every client without a certificate it signed; reloaded when it changes; empty: any client")
+	fs.StringVar(&o.PathTokenSecret, "path-token-secret", o.PathTokenSecret, "Secret of the registry namespace that holds the path token (created with a random token when missing): "+admission.MutatePath+" and "+admission.ValidatePath+" answer only at <path>/<token>, which --webhook-configuration-name's configurations are made to call; any other review is refused with 403 before it is read; empty: no token, any caller that reaches --port is answered (authenticate the API server otherwise: --client-ca-file)")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "address of the HTTPS /metrics endpoint, which authenticates and authorizes every scrape with the API server; 0 disables it")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "address of the /healthz and /readyz endpoints")
 	fs.StringVar(&o.RegistryNamespace, "registry-namespace", o.RegistryNamespace, "namespace of the registry ConfigMaps (default: the pod's namespace, else kpatch-system)")
@@ -323,7 +326,8 @@ func (o *Options) parseLimits() (registry.Limits, []error) {
 	return l, errs
 }
 
-// validateNames checks the names of the Lease and the last good store.
+// validateNames checks the names of the Lease, the last good store and
+// the path token's Secret.
 func (o *Options) validateNames() []error {
 	var errs []error
 	if msgs := validation.IsDNS1123Subdomain(o.LeaderElectionID); o.LeaderElect && len(msgs) > 0 {
@@ -331,6 +335,9 @@ func (o *Options) validateNames() []error {
 	}
 	if msgs := validation.IsDNS1123Subdomain(o.LastGoodConfigMap); o.LastGoodConfigMap != "" && len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--last-good-configmap: %q: %s", o.LastGoodConfigMap, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Subdomain(o.PathTokenSecret); o.PathTokenSecret != "" && len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--path-token-secret: %q: %s", o.PathTokenSecret, strings.Join(msgs, "; ")))
 	}
 	return errs
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net/http"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -23,6 +24,7 @@ import (
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/pathtoken"
 	"kpatch.dev/kpatch/pkg/rules"
 	"kpatch.dev/kpatch/pkg/servingcert"
 )
@@ -65,7 +67,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	ctrl.Log.Info("starting", "registryNamespace", s.namespace, "registrySelector", s.selector.String(),
 		"operations", s.operations, "strict", o.Strict, "onError", s.onError, "http2", o.EnableHTTP2,
-		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "tenantKinds", s.tenancy.Kinds.String(), "tenantLimits", s.tenancy.Limits, "manageWebhookRules", o.ManageWebhookRules, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
+		"leaderElect", o.LeaderElect, "tenantRegistries", o.TenantRegistries, "tenantKinds", s.tenancy.Kinds.String(), "tenantLimits", s.tenancy.Limits, "manageWebhookRules", o.ManageWebhookRules, "pathTokenSecret", o.PathTokenSecret, "lastGoodConfigMap", o.LastGoodConfigMap, "limits", s.limits)
 	return mgr.Start(ctx)
 }
 
@@ -150,7 +152,8 @@ func (o *Options) registryCache(s settings) cache.ByObject {
 }
 
 // setupWebhook adds the registry watcher, the admission handler at
-// /mutate, the registry's validation at /validate-registry, readiness on the TLS listener and the health checks.
+// /mutate, the registry's validation at /validate-registry (both behind
+// the path token), readiness on the TLS listener and the health checks.
 func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	metrics := metrics.NewMetrics(crmetrics.Registry)
 	watcher := &admission.Watcher{
@@ -234,17 +237,34 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if o.EventsOnPatch {
 		handler.Events = admission.NewPatchEvents(mgr.GetEventRecorder("kpatch-webhook"), o.EventsOnPatchRate, metrics)
 	}
-	server := mgr.GetWebhookServer()
-	server.Register("/mutate", o.mutateHandler(handler))
-	// called only when a ValidatingWebhookConfiguration sends it the
-	// registry ConfigMaps' edits (the chart's registry.validate.enabled)
-	server.Register(admission.ValidatePath, o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
+	server, ok := mgr.GetWebhookServer().(*webhookServer)
+	if !ok {
+		return fmt.Errorf("the manager's webhook server is a %T, not the webhook's own", mgr.GetWebhookServer())
+	}
+	paths, err := o.pathTokenKeeper(mgr, s, metrics)
+	if err != nil {
+		return err
+	}
+	// /validate-registry is called only when a ValidatingWebhookConfiguration
+	// sends it the registry ConfigMaps' edits (the chart's
+	// registry.validate.enabled)
+	server.serveReviews(paths, o.mutateHandler(handler), o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
+	ready := []healthz.Checker{watcher.Ready}
+	if paths != nil {
+		ready = append(ready, paths.Ready)
+		if err := mgr.AddReadyzCheck("path-token", paths.Ready); err != nil {
+			return err
+		}
+	}
 	// Readiness on the TLS listener itself, for a probe that proves the
-	// certificate is served: ready once the registry has synced.
+	// certificate is served: ready once the registry has synced and the
+	// path token is read.
 	server.Register("/readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := watcher.Ready(r); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
+		for _, check := range ready {
+			if err := check(r); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		_, _ = w.Write([]byte("ok"))
 	}))
@@ -259,6 +279,26 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		}
 	}
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
+}
+
+// pathTokenKeeper is the keeper of the path token, which every replica
+// runs, nil without --path-token-secret. It writes the paths into the
+// configurations of --webhook-configuration-name, when set.
+func (o *Options) pathTokenKeeper(mgr manager.Manager, s settings, m *metrics.Metrics) (*pathtoken.Keeper, error) {
+	if o.PathTokenSecret == "" {
+		return nil, nil
+	}
+	k, err := pathtoken.New(pathtoken.Options{
+		Namespace: s.namespace, SecretName: o.PathTokenSecret,
+		WebhookConfiguration: o.WebhookConfigurationName, MutatePath: admission.MutatePath, ValidatePath: admission.ValidatePath,
+		// uncached: RBAC grants get on these names only
+		Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), FieldManager: admission.FieldManager,
+		Metrics: m, Log: ctrl.Log.WithName("path-token"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return k, mgr.Add(k)
 }
 
 // sourceConfigMaps are the ConfigMaps labelled kpatch.dev/source=true

@@ -23,6 +23,7 @@ import (
 
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/pathtoken"
 )
 
 // ServingOptions bound what one client can hold of the webhook server
@@ -96,6 +97,9 @@ type webhookServer struct {
 	// listen, if set, is the listener to serve TLS on, instead of TCP on
 	// opts.Host and opts.Port (tests listen on a free port).
 	listen func() (net.Listener, error)
+	// paths, if set, keeps the path token (--path-token-secret): the
+	// review paths are served behind its Guard.
+	paths *pathtoken.Keeper
 
 	mu   sync.Mutex
 	addr string // where it listens, once started
@@ -139,6 +143,16 @@ func (o *Options) validateHandler(v *admission.RegistryValidator, m *metrics.Met
 	}), limit, m)
 }
 
+// serveReviews registers /mutate and /validate-registry on s, each
+// request a review of the API server, behind the path token of paths when
+// it is not nil: a review at any other path than the one with the token is
+// refused before it is read, before it takes a place of --max-in-flight.
+func (s *webhookServer) serveReviews(paths *pathtoken.Keeper, mutate, validate http.Handler) {
+	s.paths = paths
+	s.Register(admission.MutatePath, mutate)
+	s.Register(admission.ValidatePath, validate)
+}
+
 // serverLog is controller-runtime's webhook server's logger.
 var serverLog = ctrl.Log.WithName("webhook")
 
@@ -159,8 +173,12 @@ func (s *webhookServer) Start(ctx context.Context) error {
 		return fmt.Errorf("webhook server: %w", err)
 	}
 	ln = tls.NewListener(ln, cfg)
+	var handler http.Handler = s.mux
+	if s.paths != nil {
+		handler = s.paths.Guard(s.mux, admission.MutatePath, admission.ValidatePath)
+	}
 	srv := &http.Server{
-		Handler:           s.mux,
+		Handler:           handler,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		MaxHeaderBytes:    1 << 20,
 		ReadHeaderTimeout: s.serving.ReadHeaderTimeout,

@@ -36,6 +36,7 @@ import (
 
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/metrics"
+	"kpatch.dev/kpatch/pkg/pathtoken"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -51,6 +52,8 @@ type testServer struct {
 	client  *http.Client
 	tls     *tls.Config // a client's
 	metrics *metrics.Metrics
+	// token is the path token, "" with --path-token-secret=""
+	token string
 }
 
 func startServer(t *testing.T, args ...string) *testServer {
@@ -76,10 +79,10 @@ func startServer(t *testing.T, args ...string) *testServer {
 	}
 	reg := built.Registry
 	metrics := metrics.NewMetrics(prometheus.NewRegistry())
-	srv.Register("/mutate", o.mutateHandler(&admission.Handler{
+	mutate := o.mutateHandler(&admission.Handler{
 		Registry: func() *registry.Registry { return reg }, RegistryNamespace: s.namespace, Operations: s.operations,
 		OnError: s.onError, Metrics: metrics, Budget: s.budget,
-	}))
+	})
 	// /validate-registry, over a registry of one good ConfigMap
 	watcher := &admission.Watcher{
 		Client: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
@@ -91,7 +94,8 @@ func startServer(t *testing.T, args ...string) *testServer {
 	if err := watcher.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	srv.Register(admission.ValidatePath, o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
+	paths := pathTokenOf(t, o, s, metrics)
+	srv.serveReviews(paths, mutate, o.validateHandler(admission.NewRegistryValidator(watcher), metrics))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()
@@ -108,7 +112,39 @@ func startServer(t *testing.T, args ...string) *testServer {
 	clientTLS := &tls.Config{RootCAs: pool, ServerName: "localhost"}
 	transport := &http.Transport{TLSClientConfig: clientTLS}
 	t.Cleanup(transport.CloseIdleConnections)
-	return &testServer{addr: srv.address(), client: &http.Client{Transport: transport, Timeout: failsafe}, tls: clientTLS, metrics: metrics}
+	ts := &testServer{addr: srv.address(), client: &http.Client{Transport: transport, Timeout: failsafe}, tls: clientTLS, metrics: metrics}
+	if paths != nil {
+		ts.token = paths.Token()
+	}
+	return ts
+}
+
+// pathTokenOf is the path token's keeper of the options, as Run makes it,
+// over a fake API server where it creates its Secret, synced once; nil
+// with --path-token-secret="".
+func pathTokenOf(t *testing.T, o *Options, s settings, m *metrics.Metrics) *pathtoken.Keeper {
+	t.Helper()
+	if o.PathTokenSecret == "" {
+		return nil
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
+	k, err := pathtoken.New(pathtoken.Options{Namespace: s.namespace, SecretName: o.PathTokenSecret, Reader: c, Writer: c, Metrics: m, Log: logr.Discard()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// path is where the API server calls base on the server: base, a "/" and
+// the path token (base alone without one).
+func (s *testServer) path(base string) string {
+	if s.token == "" {
+		return base
+	}
+	return base + "/" + s.token
 }
 
 // selfSigned is a certificate for localhost and a pool that trusts it.
@@ -167,7 +203,7 @@ func reviewBody(t *testing.T, uid string) []byte {
 // status and, for a 200, the answer.
 func (s *testServer) review(t *testing.T, uid string) (int, *admissionv1.AdmissionResponse, http.Header) {
 	t.Helper()
-	resp, err := s.client.Post("https://"+s.addr+"/mutate?timeout=10s", "application/json", bytes.NewReader(reviewBody(t, uid)))
+	resp, err := s.client.Post("https://"+s.addr+s.path(admission.MutatePath)+"?timeout=10s", "application/json", bytes.NewReader(reviewBody(t, uid)))
 	if err != nil {
 		t.Fatalf("review %s: %v", uid, err)
 	}
@@ -199,18 +235,18 @@ func (s *testServer) wantPatched(t *testing.T, uid string) {
 // review announcing 7,000,000 bytes to /mutate, and one byte of it.
 func (s *testServer) slowConnection(t *testing.T) net.Conn {
 	t.Helper()
-	return s.slowConnectionTo(t, "/mutate")
+	return s.slowConnectionTo(t, admission.MutatePath)
 }
 
-// slowConnectionTo is slowConnection to path.
-func (s *testServer) slowConnectionTo(t *testing.T, path string) net.Conn {
+// slowConnectionTo is slowConnection to base, with the path token.
+func (s *testServer) slowConnectionTo(t *testing.T, base string) net.Conn {
 	t.Helper()
 	conn, err := tls.Dial("tcp", s.addr, s.tls)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	_, err = fmt.Fprintf(conn, "POST %s?timeout=10s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{", path)
+	_, err = fmt.Fprintf(conn, "POST %s?timeout=10s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n{", s.path(base))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.Admi
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.client.Post("https://"+s.addr+admission.ValidatePath+"?timeout=10s", "application/json", bytes.NewReader(body))
+	resp, err := s.client.Post("https://"+s.addr+s.path(admission.ValidatePath)+"?timeout=10s", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
