@@ -55,9 +55,11 @@ const ValidatePath = "/validate-registry"
 // same cost: a one-key edit compiles one file (registry.Compiler.Fork),
 // and the conflict analysis reads every file. One check runs at a time.
 //
-// Whatever it cannot check (the registry not synced yet, the request's
-// deadline, a panic) is admitted with a warning, as failurePolicy Ignore
-// would.
+// Whatever it cannot check (the request's deadline, a panic, the registry
+// not synced yet) is admitted with a warning, as failurePolicy Ignore
+// would. Served by the webhook, a request before the first sync never
+// reaches it: WithRegistrySynced answers 503, and the validating
+// webhook's own failurePolicy decides.
 type RegistryValidator struct {
 	Watcher *Watcher
 

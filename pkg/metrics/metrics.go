@@ -92,7 +92,8 @@ type Metrics struct {
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
 	// RejectedRequests counts the requests answered before their review
-	// was read, by reason (RejectInFlight); they are not in Requests.
+	// was read, by reason (RejectInFlight, RejectNotSynced); they are not
+	// in Requests.
 	RejectedRequests *prometheus.CounterVec
 	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
 	// their namespace refused, by reason (SourceRefusedCount,
@@ -131,23 +132,31 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// RejectInFlight is the reason of a request refused because as many as
-// the bound were being served (WithInFlightLimit), the value of the
-// reason label of kpatch_admission_requests_rejected_total.
-const RejectInFlight = "in-flight"
+// Reasons of the requests answered before their review was read, the
+// values of the reason label of kpatch_admission_requests_rejected_total.
+const (
+	// RejectInFlight: 429, as many requests as the bound were being
+	// served (WithInFlightLimit).
+	RejectInFlight = "in-flight"
+	// RejectNotSynced: 503, the registry has not synced yet
+	// (WithRegistrySynced).
+	RejectNotSynced = "not-synced"
+)
 
 // newRejectedMetric creates the counter of rejected requests, every
 // reason at zero.
 func (m *Metrics) newRejectedMetric() {
 	m.RejectedRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kpatch_admission_requests_rejected_total",
-		Help: "Requests to /mutate answered 429 before their review was read, by reason: in-flight (as many as --max-in-flight were being served).",
+		Help: "Requests to /mutate and /validate-registry answered before their review was read, by reason: in-flight (429: as many as the path's bound were being served), not-synced (503: the registry has not synced yet; the webhook configuration's failurePolicy decides).",
 	}, []string{"reason"})
-	m.RejectedRequests.WithLabelValues(RejectInFlight)
+	for _, r := range []string{RejectInFlight, RejectNotSynced} {
+		m.RejectedRequests.WithLabelValues(r)
+	}
 }
 
 // Rejected counts a request refused before its review was read, by its
-// reason (RejectInFlight).
+// reason (RejectInFlight, RejectNotSynced).
 func (m *Metrics) Rejected(reason string) {
 	if m != nil {
 		m.RejectedRequests.WithLabelValues(reason).Inc()
