@@ -321,6 +321,19 @@ func (c *Cluster) BuildWebhook() (string, error) {
 // the configuration calls), plus extra flags, and waits until /readyz
 // answers OK.
 func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
+	w, err := c.LaunchWebhook(bin, port, log, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// LaunchWebhook starts the webhook as StartWebhook does, and returns as
+// soon as its process runs: before it listens, before it is ready.
+func (c *Cluster) LaunchWebhook(bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
 	if port == 0 {
 		port = c.Port
 	}
@@ -359,15 +372,12 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		done:         make(chan error, 1),
 	}
 	go func() { w.done <- cmd.Wait() }()
-	if err := w.waitReady(ctx); err != nil {
-		return nil, err
-	}
 	return w, nil
 }
 
-// waitReady waits until /readyz answers OK, for a minute at most; it stops
+// WaitReady waits until /readyz answers OK, for a minute at most; it stops
 // the webhook if it is not ready by then.
-func (w *Webhook) waitReady(ctx context.Context) error {
+func (w *Webhook) WaitReady(ctx context.Context) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if resp, err := http.Get(w.ReadyURL); err == nil {

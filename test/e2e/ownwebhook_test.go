@@ -59,11 +59,22 @@ func newOwnWebhook(t *testing.T, name string, rules []admissionregistrationv1.Ru
 	return o
 }
 
-// start runs the webhook with the registry selector and extra flags.
+// start runs the webhook with the registry selector and extra flags, and
+// waits until it is ready.
 func (o *ownWebhook) start(t *testing.T, extra ...string) {
 	t.Helper()
+	o.launch(t, extra...)
+	if err := o.wh.WaitReady(context.Background()); err != nil {
+		o.wh = nil // stopped
+		t.Fatalf("%v\n%s", err, o.logs.String())
+	}
+}
+
+// launch runs the webhook as start does, without waiting for it.
+func (o *ownWebhook) launch(t *testing.T, extra ...string) {
+	t.Helper()
 	args := append([]string{"--registry-selector", "kpatch.dev/registry=" + o.name, "--last-good-configmap", o.name + "-last-good"}, extra...)
-	wh, err := env.StartWebhook(context.Background(), webhookBin, o.port, &o.logs, args...)
+	wh, err := env.LaunchWebhook(webhookBin, o.port, &o.logs, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, o.logs.String())
 	}
