@@ -470,6 +470,32 @@ func (c *Cluster) Scrape(ctx context.Context, w *Webhook, token string) (int, st
 	return resp.StatusCode, string(b), err
 }
 
+// Metric returns the value of the series line (name{labels}) of the
+// webhook's metrics, scraped as MetricsToken's reader; -1 when absent.
+func (c *Cluster) Metric(ctx context.Context, w *Webhook, series string) (float64, error) {
+	token, err := c.MetricsToken(ctx)
+	if err != nil {
+		return 0, err
+	}
+	code, body, err := c.Scrape(ctx, w, token)
+	if err == nil && code != http.StatusOK {
+		err = fmt.Errorf("scraping %s: HTTP %d: %.200s", w.MetricsURL, code, body)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			var n float64
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return 0, fmt.Errorf("%s: %w", strings.TrimSpace(line), err)
+			}
+			return n, nil
+		}
+	}
+	return -1, nil
+}
+
 // HTTPClient returns a client that trusts the webhook's serving
 // certificate.
 func (c *Cluster) HTTPClient() *http.Client {

@@ -50,8 +50,16 @@ func deploymentReview(uid, claimed, name string, obj []byte) []byte {
 	return b
 }
 
+// statusError is an answer other than 200 OK.
+type statusError struct {
+	Code int
+	Body string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %.200s", e.Code, e.Body) }
+
 // postReview posts a review to the webhook at port and returns its
-// answer.
+// answer; an answer other than 200 OK is a *statusError.
 func postReview(client *http.Client, port int, body []byte) (*admissionv1.AdmissionResponse, error) {
 	resp, err := client.Post(fmt.Sprintf("https://127.0.0.1:%d/mutate?timeout=3s", port), "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -63,7 +71,7 @@ func postReview(client *http.Client, port int, body []byte) (*admissionv1.Admiss
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %s: %.200s", resp.Status, b)
+		return nil, &statusError{Code: resp.StatusCode, Body: string(b)}
 	}
 	var got admissionv1.AdmissionReview
 	if err := json.Unmarshal(b, &got); err != nil {
