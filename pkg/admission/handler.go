@@ -35,7 +35,10 @@ const maxWarnings = 10
 // Handler applies the registry to the objects of admission requests and
 // answers with a JSONPatch.
 type Handler struct {
-	// Registry returns the current registry; nil until the first sync.
+	// Registry returns the current registry; nil until the first sync,
+	// when a request is answered by OnError (served by the webhook, such
+	// a request never reaches the Handler: WithRegistrySynced answers
+	// 503).
 	Registry func() *registry.Registry
 	// RegistryNamespace is never patched, nor is kube-system.
 	RegistryNamespace string

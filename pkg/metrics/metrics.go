@@ -99,8 +99,8 @@ type Metrics struct {
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
 	// RejectedRequests counts the requests answered before their review
-	// was read, by reason (RejectInFlight, RejectPathTokenMissing, ...);
-	// they are not in Requests.
+	// was read, by reason (RejectInFlight, RejectNotSynced,
+	// RejectPathTokenMissing, ...); they are not in Requests.
 	RejectedRequests *prometheus.CounterVec
 	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
 	// their namespace refused, by reason (SourceRefusedCount,

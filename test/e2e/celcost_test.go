@@ -54,7 +54,7 @@ func TestCostlyConditionIsRefusedAndTheWebhookLives(t *testing.T) {
 	})
 
 	// with the registry's validation installed, the edit is refused
-	vwc := registryValidation(fmt.Sprintf("https://127.0.0.1:%d/validate-registry", o.port))
+	vwc := registryValidation("kpatch", fmt.Sprintf("https://127.0.0.1:%d/validate-registry", o.port), "true")
 	vwc.Name = o.name
 	vwc.Webhooks[0].NamespaceSelector = nil // tenants: every namespace
 	vwc.Webhooks[0].ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kpatch.dev/registry": o.name}}

@@ -21,19 +21,7 @@ import (
 // for a 200, the answer.
 func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.AdmissionResponse) {
 	t.Helper()
-	cm := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"edited","namespace":"kpatch-system","labels":{"kpatch.dev/registry":"true"}},"data":{"scale.kpatch":%q}}`, file)
-	body, err := json.Marshal(admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-		Request: &admissionv1.AdmissionRequest{
-			UID: "v", Operation: admissionv1.Create, Namespace: "kpatch-system", Name: "edited",
-			Kind:   metav1.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
-			Object: runtime.RawExtension{Raw: []byte(cm)},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := s.client.Post("https://"+s.addr+s.path(admission.ValidatePath)+"?timeout=10s", "application/json", bytes.NewReader(body))
+	resp, err := s.client.Post("https://"+s.addr+s.path(admission.ValidatePath)+"?timeout=10s", "application/json", bytes.NewReader(validateBody(t, file)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +38,25 @@ func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.Admi
 		t.Fatalf("answer %.300s: %v", answer, err)
 	}
 	return resp.StatusCode, out.Response
+}
+
+// validateBody is the review of a CREATE of the registry ConfigMap
+// edited, holding file.
+func validateBody(t *testing.T, file string) []byte {
+	t.Helper()
+	cm := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"edited","namespace":"kpatch-system","labels":{"kpatch.dev/registry":"true"}},"data":{"scale.kpatch":%q}}`, file)
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID: "v", Operation: admissionv1.Create, Namespace: "kpatch-system", Name: "edited",
+			Kind:   metav1.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+			Object: runtime.RawExtension{Raw: []byte(cm)},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }
 
 // TestValidateRegistryIsServed: /validate-registry answers over the
