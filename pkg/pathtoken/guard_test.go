@@ -82,3 +82,27 @@ func TestGuardServesOnlyThePathWithTheToken(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGuardRefusesAForgedReview measures the refusal of a forged
+// review of a 1.8 MiB ConfigMap posted to /validate-registry without the
+// token: answered before a byte of its body is read.
+func BenchmarkGuardRefusesAForgedReview(b *testing.B) {
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).Build()
+	k, err := New(Options{Namespace: testNamespace, SecretName: testSecret, Reader: c, Writer: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := k.Sync(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	h := k.Guard(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { b.Fatal("served") }), "/mutate", "/validate-registry")
+	body := strings.Repeat("x", 1800<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/validate-registry?timeout=5s", strings.NewReader(body)))
+		if w.Code != http.StatusForbidden {
+			b.Fatal(w.Code)
+		}
+	}
+}
