@@ -183,11 +183,14 @@ load: controlplane
 
 ## soak: the webhook's two replicas (leader election on) under mixed load
 ## through the real API server for SOAK_DURATION, with a registry edit every
-## second, a restart of the leader, 20 slow-body connections, forged reviews
-## and 30 s cut off the API server; fails when an object was admitted
+## second and two racing every 20 s, a restart of the leader kept from the
+## registry at first (reviews posted straight to it), a flood of creates
+## with --events-on-patch, an UPDATE-only file, 20 slow-body connections,
+## forged reviews, 30 s cut off the API server and a forged last good
+## version planted while no replica runs; fails when an object was admitted
 ## unpatched where the registry in force patches it, an answer was refused,
-## or one held another namespace's data (figures in docs/security.md). Not
-## part of `make test`.
+## or one held another namespace's data, or one of those properties broke
+## (figures in docs/security.md). Not part of `make test`.
 SOAK_DURATION ?= 10m
 soak: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) SOAK_DURATION=$(SOAK_DURATION) $(GO) run ./test/soak

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
@@ -87,7 +89,7 @@ type inputNamespace struct {
 // a ConfigMap without a namespace is in namespace (-n). The first object
 // of a name counts. An object that is no valid Namespace or ConfigMap
 // (the API server would refuse it) is a warning and counts for nothing.
-func newAdmissionCluster(objs []map[string]any, adm *admission, found *findings) *admissionCluster {
+func newAdmissionCluster(objs []map[string]any, adm *admission, found *lint.Findings) *admissionCluster {
 	c := &admissionCluster{registryNamespace: adm.registryNamespace, namespaces: map[string]*inputNamespace{}}
 	byNamespace := map[string]map[string]map[string]any{}
 	for _, obj := range objs {
@@ -98,7 +100,7 @@ func newAdmissionCluster(objs []map[string]any, adm *admission, found *findings)
 		case "Namespace":
 			var ns corev1.Namespace
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &ns); err != nil {
-				found.warn(fmt.Errorf("warning: --admission: Namespace %q is left out: %v", nameOf(obj), err))
+				found.Warn(fmt.Errorf("warning: --admission: Namespace %q is left out: %v", nameOf(obj), err))
 				continue
 			}
 			if _, dup := c.namespaces[ns.Name]; ns.Name == "" || dup {
@@ -108,7 +110,7 @@ func newAdmissionCluster(objs []map[string]any, adm *admission, found *findings)
 		case "ConfigMap":
 			var cm corev1.ConfigMap
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, &cm); err != nil {
-				found.warn(fmt.Errorf("warning: --admission: ConfigMap %q is left out: %v", nameOf(obj), err))
+				found.Warn(fmt.Errorf("warning: --admission: ConfigMap %q is left out: %v", nameOf(obj), err))
 				continue
 			}
 			if cm.Labels[sourceLabel] != "true" || cm.Name == "" {
@@ -283,18 +285,18 @@ func registryFiles(reg *registry.Registry) objectFiles {
 // skipped, the ${required} fields nothing set, as errors; what the files
 // in audit mode would have done wrong, and would have changed, as
 // warnings (the webhook's audit annotations).
-func reportAdmitted(runs []*apply.ObjectRun, found *findings) {
+func reportAdmitted(runs []*apply.ObjectRun, found *lint.Findings) {
 	for _, r := range runs {
 		for _, fr := range r.Problems() {
 			nameObject(fr.Err, fr.Ref)
-			found.error(fr.Err)
+			found.Add(fr.Err)
 		}
 		for _, err := range r.Required() {
-			found.error(err)
+			found.Add(err)
 		}
 		for _, fr := range r.AuditProblems() {
 			nameObject(fr.Err, fr.Ref)
-			found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
+			found.Warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
 		}
 	}
 	reportWouldApply(runs, found)
@@ -305,10 +307,10 @@ func reportAdmitted(runs []*apply.ObjectRun, found *findings) {
 // results back to the documents. The files are those of reg when the run
 // reads a registry, else fs, bound to each object's built-ins. Every
 // problem goes to found, object by object.
-func (fs patchFiles) admitManifests(m *manifests, adm *admission, reg *registry.Registry, found *findings) {
+func (fs patchFiles) admitManifests(m *manifest.Set, adm *admission, reg *registry.Registry, found *lint.Findings) {
 	var objs []map[string]any
-	for _, d := range m.docs {
-		objs = append(objs, d.items()...)
+	for _, d := range m.Docs {
+		objs = append(objs, d.Items()...)
 	}
 	c := newAdmissionCluster(objs, adm, found)
 	files := builtinFiles(fs)
@@ -317,14 +319,14 @@ func (fs patchFiles) admitManifests(m *manifests, adm *admission, reg *registry.
 	}
 	runs := admit(objs, adm, c, files)
 	reportAdmitted(runs, found)
-	for _, d := range m.docs {
-		n := len(d.items())
+	for _, d := range m.Docs {
+		n := len(d.Items())
 		out := make([]map[string]any, n)
 		for i := range out {
 			out[i] = runs[i].Out
 		}
 		if n > 0 {
-			d.setItems(out)
+			d.SetItems(out)
 		}
 		runs = runs[n:]
 	}

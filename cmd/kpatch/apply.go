@@ -7,6 +7,7 @@ import (
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
+	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/schema"
 )
@@ -19,7 +20,7 @@ type applyOptions struct {
 	output        string
 	namespace     string
 	failUnmatched bool
-	vars          variableFlags
+	vars          varflags.Flags
 	registry      registryFlags
 	request       requestFlags
 	crds          crdFlag
@@ -104,7 +105,7 @@ missing source, are errors (the webhook's warnings; --strict denies).`,
 	f.StringVarP(&o.output, "output", "o", "yaml", "output `FORMAT`: yaml or json")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects without metadata.namespace when matching namespace/ targets")
 	f.BoolVar(&o.failUnmatched, "fail-unmatched", false, "a file section whose target matches no object of the input is an error (exit 1), not a warning")
-	o.vars.register(f)
+	o.vars.Register(f)
 	o.registry.register(f)
 	o.request.register(f)
 	o.crds.register(f)
@@ -139,11 +140,11 @@ func (o *applyOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	src := stdinSource(s.in)
-	found := &findings{}
+	src := filesource.FromStdin(s.in)
+	found := &lint.Findings{}
 	in, err := o.patchInput(src, found)
-	if err != nil || found.failed() {
-		found.print(s.err)
+	if err != nil || found.Failed() {
+		found.Print(s.err)
 		return orReported(err)
 	}
 	inputFiles, err := src.Expand(o.inputs, filesource.Manifests, o.recursive)
@@ -157,16 +158,16 @@ func (o *applyOptions) run(s streams) error {
 	}
 	m, applied, err := run.apply()
 	found.List = append(found.List, applied.List...)
-	found.print(s.err)
+	found.Print(s.err)
 	if err != nil {
 		return err
 	}
 	if m != nil {
-		if err := manifest.Write(s.out, m.Set, o.output); err != nil {
+		if err := manifest.Write(s.out, m, o.output); err != nil {
 			return err
 		}
 	}
-	if found.failed() {
+	if found.Failed() {
 		return errReported
 	}
 	return nil
@@ -174,12 +175,12 @@ func (o *applyOptions) run(s streams) error {
 
 // patchInput reads the variables and expands the patch files, or takes
 // the registry; problems of the variables go to found.
-func (o *applyOptions) patchInput(src fileSource, found *findings) (*patchInput, error) {
+func (o *applyOptions) patchInput(src filesource.Source, found *lint.Findings) (*patchInput, error) {
 	if len(o.registry.files) > 0 {
 		files, err := src.Expand(o.registry.files, filesource.Registry, o.recursive)
 		return &patchInput{registry: &registryFlags{files: files, selector: o.registry.selector}}, err
 	}
-	vars, err := o.vars.Load(src.Source, &found.Findings)
+	vars, err := o.vars.Load(src, found)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func (o *applyOptions) patchInput(src fileSource, found *findings) (*patchInput,
 // to read, the variables, the options of the engine. kpatch test runs it
 // for each test.
 type applyRun struct {
-	src           fileSource
+	src           filesource.Source
 	patches       patchInput
 	inputs        []string
 	namespace     string
@@ -209,13 +210,13 @@ type applyRun struct {
 // returns the patched manifests, or nil when a patch file did not parse
 // (nothing is printed then), and what it found. An error is a file that
 // could not be read.
-func (r *applyRun) apply() (*manifests, *findings, error) {
-	found := &findings{}
+func (r *applyRun) apply() (*manifest.Set, *lint.Findings, error) {
+	found := &lint.Findings{}
 	files, err := r.patches.load(r.src, found)
-	if err != nil || found.failed() {
+	if err != nil || found.Failed() {
 		return nil, found, err
 	}
-	m, err := readManifests(r.inputs, r.src)
+	m, err := manifest.ReadFiles(r.inputs, r.src)
 	if err != nil {
 		return nil, found, err
 	}

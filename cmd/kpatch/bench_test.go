@@ -16,7 +16,7 @@ func BenchmarkExplain(b *testing.B) {
 	const objects = 10
 	for _, n := range []int{100, 1000} {
 		var files patchFiles
-		var docs []*document
+		var docs []*manifest.Document
 		for i := range n {
 			p, err := kpatch.ParseAndCompile(fmt.Sprintf("%d.kpatch", i), fmt.Appendf(nil, "[configmap.c%d]\ndata.a: v%d\n", i%objects, i))
 			if err != nil {
@@ -25,8 +25,8 @@ func BenchmarkExplain(b *testing.B) {
 			files = append(files, patchFile{patch: p})
 		}
 		for i := range objects {
-			docs = append(docs, &document{&manifest.Document{Obj: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)}, "data": map[string]any{"a": "x"}}}})
+			docs = append(docs, &manifest.Document{Obj: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)}, "data": map[string]any{"a": "x"}}})
 		}
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			for b.Loop() {

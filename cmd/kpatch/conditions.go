@@ -9,6 +9,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/pkg/apply"
 )
 
@@ -81,10 +82,10 @@ func admissionOf(objs []map[string]any, req *admissionv1.AdmissionRequest) apply
 // reportRequired reports the fields that the files that applied to each
 // object mark ${required} and that nothing set (apply.ObjectRun.Required):
 // a section that its condition left out reports none.
-func reportRequired(runs []*apply.ObjectRun, found *findings) {
+func reportRequired(runs []*apply.ObjectRun, found *lint.Findings) {
 	for _, r := range runs {
 		for _, err := range r.Required() {
-			found.error(err)
+			found.Add(err)
 		}
 	}
 }

@@ -48,3 +48,20 @@ func TestExplainConditions(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestLintRefusesACostlyCondition: a condition whose worst-case cost
+// exceeds the per-call limit is a compile error where the cost is made
+// (here, replace's result of the annotation's size squared), with the
+// estimate and the limit; the other files are linted as usual.
+func TestLintRefusesACostlyCondition(t *testing.T) {
+	files := map[string]string{
+		"reg/costly.kpatch": "[deployment.*]\n# kpatch:when: object.metadata.annotations['a'].replace('a', object.metadata.annotations['a']).size() > 0\nlabels.a: b\n",
+		"reg/good.kpatch":   "# kpatch:when: object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example/'))\n[deployment.*]\nlabels.b: c\n",
+	}
+	code, stdout, stderr := runCLI(t, files, "", "lint", "reg")
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "reg/costly.kpatch:2:49: when: estimated worst-case cost ") ||
+		!strings.Contains(lines[0], " exceeds the per-call limit 1000000 (") || !strings.HasSuffix(lines[0], " of it in replace())") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}

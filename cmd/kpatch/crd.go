@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/schema"
 )
 
@@ -24,7 +25,7 @@ func (c *crdFlag) register(fs *pflag.FlagSet) {
 }
 
 // load reads the CRDs of the flag, once.
-func (c *crdFlag) load(src fileSource) error {
+func (c *crdFlag) load(src filesource.Source) error {
 	if len(c.paths) == 0 || c.set != nil {
 		return nil
 	}
@@ -32,7 +33,7 @@ func (c *crdFlag) load(src fileSource) error {
 	if err != nil {
 		return err
 	}
-	m, err := readManifests(files, src)
+	m, err := manifest.ReadFiles(files, src)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/diff"
 )
 
@@ -92,14 +93,14 @@ func (o *diffOptions) run(s streams, basePath, targetPath string) error {
 
 // read reads the objects of one side.
 func (o *diffOptions) read(s streams, side, path string) ([]*diff.Object, error) {
-	src := stdinSource(s.in)
+	src := filesource.FromStdin(s.in)
 	files, err := src.Expand([]string{path}, filesource.Manifests, o.recursive)
 	if err != nil {
 		return nil, err
 	}
-	m, err := readManifests(files, src)
+	m, err := manifest.ReadFiles(files, src)
 	if err != nil {
 		return nil, err
 	}
-	return diff.ObjectsOf(side, m.docs, o.namespace)
+	return diff.ObjectsOf(side, m.Docs, o.namespace)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"kpatch.dev/kpatch/internal/listalign"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // baseApp and prodApp are a Deployment and a ConfigMap before and after
@@ -217,7 +217,7 @@ func sameJSONData(t *testing.T, a, b string) bool {
 	if err := json.Unmarshal([]byte(b), &y); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b)
 	}
-	return kpatch.Equal(scalarsAsText(x), scalarsAsText(y))
+	return jsonvalue.Equal(scalarsAsText(x), scalarsAsText(y))
 }
 
 // scalarsAsText returns v with every scalar but null written as its text.

@@ -5,6 +5,8 @@ import (
 
 	"kpatch.dev/kpatch/internal/explain"
 	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/schema"
 )
@@ -64,7 +66,7 @@ or a patch file does not compile (reported on stderr, nothing printed), and
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the directories of -f and -p recursively")
 	f.StringVarP(&o.output, "output", "o", "text", "output `FORMAT`: text, json or yaml")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "`NAMESPACE` assumed for objects without metadata.namespace when matching namespace/ targets")
-	o.vars.register(f)
+	o.vars.Register(f)
 	o.registry.register(f)
 	o.request.register(f)
 	o.crds.register(f)
@@ -90,23 +92,23 @@ func (o *explainOptions) run(s streams) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	src := stdinSource(s.in)
-	found := &findings{}
+	src := filesource.FromStdin(s.in)
+	found := &lint.Findings{}
 	in, err := o.patchInput(src, found)
-	if err != nil || found.failed() {
-		found.print(s.err)
+	if err != nil || found.Failed() {
+		found.Print(s.err)
 		return orReported(err)
 	}
 	files, err := in.loadAll(src, found)
-	found.print(s.err)
-	if err != nil || found.failed() {
+	found.Print(s.err)
+	if err != nil || found.Failed() {
 		return orReported(err)
 	}
 	inputFiles, err := src.Expand(o.inputs, filesource.Manifests, o.recursive)
 	if err != nil {
 		return err
 	}
-	m, err := readManifests(inputFiles, src)
+	m, err := manifest.ReadFiles(inputFiles, src)
 	if err != nil {
 		return err
 	}
@@ -116,8 +118,6 @@ func (o *explainOptions) run(s streams) error {
 	report := &explain.Report{}
 	req, _ := o.request.request() // validated
 	valid := &schema.Checker{CRDs: o.crds.get}
-	for _, r := range newTracer(m.docs, kpatch.ApplyOptions{Namespace: o.namespace}, req, valid).trace(files) {
-		report.Objects = append(report.Objects, r.ObjectReport)
-	}
+	report.Objects = append(report.Objects, newTracer(m.Docs, kpatch.ApplyOptions{Namespace: o.namespace}, req, valid).trace(files)...)
 	return explain.Write(s.out, report, o.output)
 }

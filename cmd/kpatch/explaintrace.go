@@ -6,7 +6,11 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"kpatch.dev/kpatch/internal/explain"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/diff"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/schema"
 )
@@ -31,20 +35,20 @@ type tracer struct {
 	// by the CRDs of --crd.
 	valid   *schema.Checker
 	req     *admissionv1.AdmissionRequest
-	docs    []*document
-	reports []*objectReport
+	docs    []*manifest.Document
+	reports []*explain.ObjectReport
 }
 
 // newTracer follows the objects of the documents: each object, or each
 // item of a List, in input order.
-func newTracer(docs []*document, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid *schema.Checker) *tracer {
+func newTracer(docs []*manifest.Document, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid *schema.Checker) *tracer {
 	return &tracer{opts: opts, req: req, docs: docs, valid: valid}
 }
 
 // trace runs every file in order and returns the reports of the objects.
 // A disabled file is reported on every object, as applying to none.
-func (t *tracer) trace(files patchFiles) []*objectReport {
-	orders := make(map[apply.File]fileOrder, len(files))
+func (t *tracer) trace(files patchFiles) []*explain.ObjectReport {
+	orders := make(map[apply.File]explain.FileOrder, len(files))
 	versions := make(map[apply.File]string, len(files))
 	loop := make([]apply.File, 0, len(files))
 	for i, f := range files {
@@ -52,9 +56,9 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 		if lf == nil {
 			continue
 		}
-		ord := fileOrder{file: f.name(), position: i + 1, key: &files[i].order}
+		ord := explain.FileOrder{File: f.name(), Position: i + 1, Key: &files[i].order}
 		if f.patch != nil {
-			ord.description = f.patch.Metadata().Description
+			ord.Description = f.patch.Metadata().Description
 		}
 		orders[lf] = ord
 		versions[lf] = f.version
@@ -62,10 +66,10 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	}
 	var objs []map[string]any
 	for _, d := range t.docs {
-		objs = append(objs, d.items()...)
+		objs = append(objs, d.Items()...)
 	}
 	for _, obj := range objs {
-		t.reports = append(t.reports, newObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
+		t.reports = append(t.reports, explain.NewObjectReport(kpatch.RefOf(obj, t.opts.Namespace)))
 	}
 	valid := t.valid
 	opts := &apply.Options{ApplyOptions: t.opts, Stream: true, Admission: admissionOf(objs, t.req), Operation: operationOf(t.req), Valid: valid, Observer: apply.ObserverFunc(func(i int, r apply.FileRun, before, after map[string]any) {
@@ -74,7 +78,7 @@ func (t *tracer) trace(files patchFiles) []*objectReport {
 	runs, _ := apply.Run(context.Background(), objs, loop, opts) // never cancelled
 	for i, r := range runs {
 		missingRequired(t.reports[i], r, kpatch.ApplyOptions{Schemas: valid.Schemas()})
-		if !kpatch.SameJSON(r.In, r.Out) {
+		if !jsonvalue.Equal(r.In, r.Out) {
 			t.reports[i].Applied = fileList(r.Applied(), versions)
 		}
 		t.reports[i].WouldApply = fileList(r.WouldApply(), versions)
@@ -97,40 +101,40 @@ func fileList(runs []apply.FileRun, versions map[apply.File]string) []string {
 }
 
 // record reports what a file did to the object, before and after it.
-func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before, after map[string]any) {
+func (t *tracer) record(o *explain.ObjectReport, ord explain.FileOrder, r apply.FileRun, before, after map[string]any) {
 	switch r.Result {
 	case apply.Unmatched:
-		rep := ord.report(resultUnmatched)
+		rep := ord.Report(resultUnmatched)
 		if r.Err != nil { // # kpatch:operations: leaves the operation out
 			rep.Reason = r.Err.Error()
 		}
-		o.add(rep)
+		o.Add(rep)
 		return
 	case apply.Unmet:
-		rep := ord.report(resultUnmet)
+		rep := ord.Report(resultUnmet)
 		rep.Conditions = conditionsOf(r)
-		o.add(rep)
+		o.Add(rep)
 		return
 	case apply.Disabled, apply.Immutable:
-		rep := ord.report(map[string]string{apply.Disabled: resultDisabled, apply.Immutable: resultImmutable}[r.Result])
+		rep := ord.Report(map[string]string{apply.Disabled: resultDisabled, apply.Immutable: resultImmutable}[r.Result])
 		rep.Reason = r.Err.Error()
-		o.add(rep)
+		o.Add(rep)
 		return
 	case apply.Failed:
-		rep := ord.report(resultFailed)
+		rep := ord.Report(resultFailed)
 		rep.Conditions = conditionsOf(r)
 		for _, e := range errorsOf(r.Err) {
 			rep.Errors = append(rep.Errors, e.Error())
 		}
-		o.add(rep)
+		o.Add(rep)
 		return
 	}
-	rep := ord.report(resultUnchanged)
+	rep := ord.Report(resultUnchanged)
 	rep.Conditions = conditionsOf(r)
 	for _, e := range errorsOf(r.Err) {
 		rep.Errors = append(rep.Errors, e.Error()) // a section's condition that fails
 	}
-	changes, err := diffObjects(r.Ref.String(), before, after, nil)
+	changes, err := diff.Changes(r.Ref.String(), before, after, nil)
 	if err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
 	}
@@ -139,16 +143,16 @@ func (t *tracer) record(o *objectReport, ord fileOrder, r apply.FileRun, before,
 		if r.Result == apply.WouldPatch {
 			rep.Result = apply.WouldPatch
 		}
-		rep.Changes = fieldChanges(changes, before, after)
+		rep.Changes = explain.FieldChanges(changes, before, after)
 	}
-	o.add(rep)
+	o.Add(rep)
 }
 
 // missingRequired reports the fields that the patch files that applied to
 // the object mark ${required} and that the object, once every file has
 // applied, does not hold (kpatch.Patch.MissingFields), as apply reports
 // them.
-func missingRequired(o *objectReport, run *apply.ObjectRun, opts kpatch.ApplyOptions) {
+func missingRequired(o *explain.ObjectReport, run *apply.ObjectRun, opts kpatch.ApplyOptions) {
 	for _, fr := range run.Files {
 		file := fr.File
 		if fr.Conditions != nil && fr.Conditions.Applied != nil {
@@ -159,7 +163,7 @@ func missingRequired(o *objectReport, run *apply.ObjectRun, opts kpatch.ApplyOpt
 			continue
 		}
 		for _, f := range pf.Patch.MissingFields(run.Out, fr.Ref, opts) {
-			o.MissingRequired = append(o.MissingRequired, &missingField{
+			o.MissingRequired = append(o.MissingRequired, &explain.MissingField{
 				Path: f.Path, File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Column})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -20,7 +21,7 @@ import (
 //
 // broken names the files that did not compile (reported already): they
 // do not apply, and the files that require them fail.
-func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string) (patchFiles, *kpatch.Relations) {
+func (fs patchFiles) relations(found *lint.Findings, evaluate bool, broken ...string) (patchFiles, *kpatch.Relations) {
 	members := make([]kpatch.Member, len(fs), len(fs)+len(broken))
 	states := make([]kpatch.State, len(fs), len(fs)+len(broken))
 	for i, f := range fs {
@@ -41,7 +42,7 @@ func (fs patchFiles) relations(found *findings, evaluate bool, broken ...string)
 		switch {
 		case i >= len(fs):
 		case errs[i] != nil:
-			found.error(errs[i])
+			found.Add(errs[i])
 		case states[i] == kpatch.Disabled:
 			f := fs[i]
 			f.disabled = f.patch.DisabledReason()
@@ -73,7 +74,7 @@ func (f patchFile) member() kpatch.Member {
 
 // state evaluates the file's enabled: with the run's variables. A
 // variable without a value is an error; the file is then left out.
-func (f patchFile) state(found *findings, evaluate bool) kpatch.State {
+func (f patchFile) state(found *lint.Findings, evaluate bool) kpatch.State {
 	if f.patch == nil {
 		return kpatch.Enabled
 	}
@@ -83,7 +84,7 @@ func (f patchFile) state(found *findings, evaluate bool) kpatch.State {
 	on, err := f.patch.Enabled()
 	switch {
 	case err != nil:
-		found.error(err)
+		found.Add(err)
 		return kpatch.Disabled
 	case !on:
 		return kpatch.Disabled

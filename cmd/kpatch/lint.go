@@ -8,6 +8,7 @@ import (
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/internal/paramusage"
+	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 	"kpatch.dev/kpatch/pkg/schema"
@@ -21,7 +22,7 @@ type lintOptions struct {
 	failUnmatched bool
 	// failNotIdempotent makes the engine's idempotence findings errors.
 	failNotIdempotent bool
-	vars              variableFlags
+	vars              varflags.Flags
 	registry          registryFlags
 	output            string
 	crds              crdFlag
@@ -103,7 +104,7 @@ the conflicts between them in registry order.`,
 	f.BoolVar(&o.failNotIdempotent, "fail-not-idempotent", false, "a construct that changes the object again each time its file runs is an error, not a warning")
 	f.StringVarP(&o.output, "output", "o", "text", "output `FORMAT`: text (a line per problem) or json (every file and pair of each problem)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	o.vars.register(f)
+	o.vars.Register(f)
 	o.registry.register(f)
 	o.crds.register(f)
 	_ = cmd.MarkFlagFilename("registry", "yaml", "yml", "json")
@@ -124,10 +125,10 @@ func (o *lintOptions) run(s streams, args []string) error {
 	if err := checkStdinOnce(args, o.manifests, o.registry.files); err != nil {
 		return err
 	}
-	src := stdinSource(s.in)
-	found := &findings{}
+	src := filesource.FromStdin(s.in)
+	found := &lint.Findings{}
 	run, err := o.lintRun(src, args, found)
-	if err == nil && !found.failed() {
+	if err == nil && !found.Failed() {
 		err = run.lint(found)
 	}
 	if o.output == "json" {
@@ -135,12 +136,12 @@ func (o *lintOptions) run(s streams, args []string) error {
 			err = perr
 		}
 	} else {
-		found.print(s.out)
+		found.Print(s.out)
 	}
 	if err != nil {
 		return err
 	}
-	if found.failed() {
+	if found.Failed() {
 		return errReported
 	}
 	return nil
@@ -149,7 +150,7 @@ func (o *lintOptions) run(s streams, args []string) error {
 // lintRun reads the command line into a run: the patch files (or the
 // registry), the schema and the values, the manifests. Problems of the
 // schema and the values go to found.
-func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*lintRun, error) {
+func (o *lintOptions) lintRun(src filesource.Source, args []string, found *lint.Findings) (*lintRun, error) {
 	run := &lintRun{src: src, namespace: o.namespace, failUnmatched: o.failUnmatched, failNotIdempotent: o.failNotIdempotent, crds: o.crds}
 	var err error
 	if run.manifests, err = src.Expand(o.manifests, filesource.Manifests, o.recursive); err != nil {
@@ -164,14 +165,14 @@ func (o *lintOptions) lintRun(src fileSource, args []string, found *findings) (*
 		return nil, err
 	}
 	run.schemaFile = o.vars.Parameters
-	run.patches.vars, run.schema, err = o.vars.LoadWithSchema(src.Source, &found.Findings)
+	run.patches.vars, run.schema, err = o.vars.LoadWithSchema(src, found)
 	return run, err
 }
 
 // lintRun is what lint does once its command line is read. kpatch test
 // runs it for each test that lints.
 type lintRun struct {
-	src                              fileSource
+	src                              filesource.Source
 	patches                          patchInput // vars nil: references not checked
 	schema                           *parameters.Schema
 	schemaFile                       string
@@ -184,18 +185,18 @@ type lintRun struct {
 // lint checks the files, compares them with the schema, if any, and
 // matches their targets against the objects of the manifests, if any. An
 // error is a file that could not be read.
-func (r *lintRun) lint(found *findings) error {
+func (r *lintRun) lint(found *lint.Findings) error {
 	files, err := r.checkPatches(found)
 	if err != nil {
 		return err
 	}
 	if r.schema != nil {
-		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(files.patches())), &found.Findings)
+		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(files.patches())), found)
 	}
 	if len(r.manifests) == 0 {
 		return nil
 	}
-	m, err := readManifests(r.manifests, r.src)
+	m, err := manifest.ReadFiles(r.manifests, r.src)
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func (r *lintRun) lint(found *findings) error {
 	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	found.ReportUseless(files.patches(), m.Objects(), opts)
 	found.ReportOverwritten(files.patches(), m.Objects(), opts)
-	applied := &findings{} // the files' failures on the objects are apply's to report
+	applied := &lint.Findings{} // the files' failures on the objects are apply's to report
 	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, valid, applied)
 	n := len(applied.List)
 	reportRequired(runs, applied)
@@ -216,7 +217,7 @@ func (r *lintRun) lint(found *findings) error {
 		// besides required values, a result the API server would refuse
 		// is lint's to report (docs/format.md, What the API server accepts)
 		if i >= n || errors.Is(f.Err, schema.ErrRefused) {
-			found.error(f.Err)
+			found.Add(f.Err)
 		}
 	}
 	return nil
@@ -225,7 +226,7 @@ func (r *lintRun) lint(found *findings) error {
 // checkPatches loads each file and reports its problems, then the
 // conflicts between the files, in the order apply takes them
 // (patchFiles.ordered). It returns the files that compiled, in that order.
-func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
+func (r *lintRun) checkPatches(found *lint.Findings) (patchFiles, error) {
 	var all patchFiles
 	if r.patches.registry != nil {
 		files, err := r.patches.load(r.src, found)
@@ -260,13 +261,13 @@ func (r *lintRun) checkPatches(found *findings) (patchFiles, error) {
 		intended = rel.BuildsOn
 	}
 	for _, c := range kpatch.FieldConflicts(all.patches(), all.keys(), intended) {
-		found.error(c)
+		found.Add(c)
 	}
 	return all, nil
 }
 
 // check reports what Patch.Check finds in a patch file.
-func (r *lintRun) check(f patchFile, found *findings) {
+func (r *lintRun) check(f patchFile, found *lint.Findings) {
 	if f.patch == nil {
 		return
 	}

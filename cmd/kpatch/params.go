@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/paramusage"
 	"kpatch.dev/kpatch/internal/varflags"
 )
@@ -61,31 +62,31 @@ func (o *paramsOptions) run(s streams, args []string) error {
 			return usageErrorf("params reads files, not standard input")
 		}
 	}
-	src := stdinSource(s.in)
-	schemaFile, files, err := paramusage.Split(src.Source, args, o.parameters, o.recursive)
+	src := filesource.FromStdin(s.in)
+	schemaFile, files, err := paramusage.Split(src, args, o.parameters, o.recursive)
 	if errors.Is(err, paramusage.ErrManySchemas) {
 		return asUsageError(err)
 	} else if err != nil {
 		return err
 	}
-	found := &findings{}
-	schema, err := (&varflags.Flags{Parameters: schemaFile}).Schema(src.Source, &found.Findings)
+	found := &lint.Findings{}
+	schema, err := (&varflags.Flags{Parameters: schemaFile}).Schema(src, found)
 	if err != nil {
 		return err
 	}
-	trees, err := paramusage.ParseTrees(src.Source, files, &found.Findings)
+	trees, err := paramusage.ParseTrees(src, files, found)
 	if err != nil {
 		return err
 	}
-	if found.failed() {
-		found.print(s.err)
+	if found.Failed() {
+		found.Print(s.err)
 		return errReported
 	}
 	refs := paramusage.References(trees)
 	if err := paramusage.Table(s.out, schema, refs); err != nil {
 		return err
 	}
-	paramusage.Report(schema, schemaFile, refs, &found.Findings)
-	found.print(s.err)
+	paramusage.Report(schema, schemaFile, refs, found)
+	found.Print(s.err)
 	return nil
 }

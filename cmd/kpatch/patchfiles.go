@@ -6,6 +6,9 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -71,17 +74,17 @@ func (fs patchFiles) patches() []*kpatch.Patch {
 // replacements is a replacements file. Every problem of a file goes to
 // found; the files that compiled are returned. An error is a file that
 // could not be read.
-func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *findings) (patchFiles, error) {
+func loadPatches(files []string, src filesource.Source, vars *kpatch.Variables, found *lint.Findings) (patchFiles, error) {
 	var out patchFiles
 	for _, path := range files {
-		name, data, err := src.read(path)
+		name, data, err := src.Read(path)
 		if err != nil {
 			return nil, err
 		}
 		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
 			r, err := replacement.Parse(name, data)
 			if err != nil {
-				found.error(err)
+				found.Add(err)
 				continue
 			}
 			r.SetFieldTypes(kpatch.ReplacementFieldType)
@@ -90,7 +93,7 @@ func loadPatches(files []string, src fileSource, vars *kpatch.Variables, found *
 		}
 		p, err := kpatch.ParseAndCompile(name, data)
 		if err != nil {
-			found.error(err)
+			found.Add(err)
 			continue
 		}
 		out = append(out, patchFile{patch: p.WithVariables(vars), version: registry.Version(string(data))})
@@ -131,10 +134,10 @@ func (f patchFile) file() apply.File {
 // in input order. A replacements file runs over all of them at once. The
 // conditions read opts.Admission.Request (nil: a CREATE by an unnamed
 // user) and the Namespaces among the objects (admissionOf).
-func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
+func (fs patchFiles) run(docs []*manifest.Document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
 	var objs []map[string]any
 	for _, d := range docs {
-		objs = append(objs, d.items()...)
+		objs = append(objs, d.Items()...)
 	}
 	opts.Stream = true
 	opts.Admission = admissionOf(objs, opts.Admission.Request)
@@ -151,14 +154,14 @@ func (fs patchFiles) run(docs []*document, opts *apply.Options) ([]map[string]an
 // unnamed user); valid holds the results to what the API server accepts:
 // a file whose changes it would refuse is left out of that object. It
 // returns what the files did to each object.
-func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid apply.Validator, found *findings) []*apply.ObjectRun {
-	objs, runs := fs.run(m.docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
+func (fs patchFiles) apply(m *manifest.Set, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid apply.Validator, found *lint.Findings) []*apply.ObjectRun {
+	objs, runs := fs.run(m.Docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
 		for _, f := range fs {
 			if f.repl != nil {
 				if _, err := f.repl.Apply(nil); err != nil {
-					found.error(err)
+					found.Add(err)
 				}
 			}
 		}
@@ -170,9 +173,9 @@ func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissio
 	for i, r := range runs {
 		out[i] = r.Out
 	}
-	for _, d := range m.docs {
-		n := len(d.items())
-		d.setItems(out[:n])
+	for _, d := range m.Docs {
+		n := len(d.Items())
+		d.SetItems(out[:n])
 		out = out[n:]
 	}
 	return runs
@@ -181,7 +184,7 @@ func (fs patchFiles) apply(m *manifests, opts kpatch.ApplyOptions, req *admissio
 // reportFailures reports the failures of the files on the objects:
 // between two replacements files, object by object, each object's in file
 // order; then the replacements file's failure, once for all objects.
-func reportFailures(runs []*apply.ObjectRun, found *findings) {
+func reportFailures(runs []*apply.ObjectRun, found *lint.Findings) {
 	next := make([]int, len(runs)) // each object's next file run
 	for {
 		var shared *apply.FileRun
@@ -196,9 +199,9 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 				switch {
 				case fr.Result == apply.Immutable: // left out of an UPDATE: no mistake
 				case fr.Result == apply.Failed && fr.Audit:
-					found.warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
+					found.Warn(fmt.Errorf("%w (audit mode: the file changes nothing)", fr.Err))
 				case fr.Result == apply.Failed || fr.Err != nil: // a section's condition that fails
-					found.error(fr.Err)
+					found.Add(fr.Err)
 				}
 			}
 		}
@@ -206,7 +209,7 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 			return
 		}
 		if shared.Result == apply.Failed {
-			found.error(shared.Err)
+			found.Add(shared.Err)
 		}
 	}
 }
@@ -214,10 +217,10 @@ func reportFailures(runs []*apply.ObjectRun, found *findings) {
 // reportWouldApply warns, object by object, of the files in audit mode
 // that would have changed it: the webhook names them in its audit
 // annotations (would-apply) and changes nothing.
-func reportWouldApply(runs []*apply.ObjectRun, found *findings) {
+func reportWouldApply(runs []*apply.ObjectRun, found *lint.Findings) {
 	for _, r := range runs {
 		for _, fr := range r.WouldApply() {
-			found.warn(fmt.Errorf("%s: audit mode: would patch %s; left as it was", fr.File.Name(), fr.Ref))
+			found.Warn(fmt.Errorf("%s: audit mode: would patch %s; left as it was", fr.File.Name(), fr.Ref))
 		}
 	}
 }

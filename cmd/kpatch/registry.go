@@ -10,6 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"kpatch.dev/kpatch/internal/filesource"
+	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/internal/manifest"
+	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -46,12 +50,12 @@ var errRegistry = errors.New("invalid registry manifest")
 // stored last good version: a file that does not compile is a problem,
 // reported as the webhook reports it (ConfigMap/key:line:column). An
 // error is a file that could not be read.
-func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, error) {
+func (in *registryFlags) load(src filesource.Source, found *lint.Findings) (patchFiles, error) {
 	sel, err := labels.Parse(in.selector)
 	if err != nil {
 		return nil, usageErrorf("--registry-selector: %v", err)
 	}
-	m, err := readManifests(in.files, src)
+	m, err := manifest.ReadFiles(in.files, src)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +67,7 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 	in.built = build.Registry
 	for _, f := range build.Registry.Files() {
 		if f.Err != nil {
-			found.error(f.Err)
+			found.Add(f.Err)
 		}
 	}
 	var out patchFiles
@@ -85,11 +89,11 @@ func (in *registryFlags) load(src fileSource, found *findings) (patchFiles, erro
 // out silently (a kustomization's directory holds more than ConfigMaps).
 // Two ConfigMaps of one name, or one that is not a valid ConfigMap, are
 // errors.
-func registryConfigMaps(m *manifests, sel labels.Selector, found *findings) ([]corev1.ConfigMap, error) {
+func registryConfigMaps(m *manifest.Set, sel labels.Selector, found *lint.Findings) ([]corev1.ConfigMap, error) {
 	var cms []corev1.ConfigMap
 	seen := map[string]string{}
-	for _, d := range m.docs {
-		for _, obj := range d.items() {
+	for _, d := range m.Docs {
+		for _, obj := range d.Items() {
 			if obj["apiVersion"] != "v1" || obj["kind"] != "ConfigMap" {
 				continue
 			}
@@ -98,7 +102,7 @@ func registryConfigMaps(m *manifests, sel labels.Selector, found *findings) ([]c
 				return nil, fmt.Errorf("%s: %w: ConfigMap: %v", d, errRegistry, err)
 			}
 			if !sel.Matches(labels.Set(cm.Labels)) {
-				found.warn(fmt.Errorf("%s: warning: ConfigMap %s is not part of the registry: its labels do not match %s", d, cm.Name, selectorText(sel)))
+				found.Warn(fmt.Errorf("%s: warning: ConfigMap %s is not part of the registry: its labels do not match %s", d, cm.Name, selectorText(sel)))
 				continue
 			}
 			if first, ok := seen[cm.Name]; ok {
@@ -109,7 +113,7 @@ func registryConfigMaps(m *manifests, sel labels.Selector, found *findings) ([]c
 		}
 	}
 	if len(cms) == 0 {
-		return nil, fmt.Errorf("%s: %w: no ConfigMap labelled %s", strings.Join(m.names(), ", "), errRegistry, selectorText(sel))
+		return nil, fmt.Errorf("%s: %w: no ConfigMap labelled %s", strings.Join(m.Names(), ", "), errRegistry, selectorText(sel))
 	}
 	return cms, nil
 }
@@ -124,13 +128,13 @@ func selectorText(sel labels.Selector) string {
 
 // exclusive fails when --registry is given with patch files or values:
 // the registry's ConfigMaps carry their own.
-func (in *registryFlags) exclusive(patches bool, vars *variableFlags) error {
+func (in *registryFlags) exclusive(patches bool, vars *varflags.Flags) error {
 	switch {
 	case len(in.files) == 0:
 		return nil
 	case patches:
 		return usageErrorf("--registry takes the patch files of the registry's ConfigMaps: give either --registry or patch files, not both")
-	case vars.given():
+	case vars.Given():
 		return usageErrorf("--registry takes the values of the registry's ConfigMaps (values.yaml, parameters.yaml): --values, --set, --set-string and --parameters go with patch files")
 	}
 	return nil

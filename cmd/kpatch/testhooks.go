@@ -14,36 +14,36 @@ import (
 var suiteRunner = testsuite.Runner{Apply: applyTest, Lint: lintTest}
 
 // testVariables are the variable flags of a test's options.
-func testVariables(o testsuite.Options) *variableFlags {
-	return &variableFlags{varflags.Flags{Parameters: testsuite.Deref(o.Parameters), Files: o.Values, Sets: o.Set, Strings: o.SetString}}
+func testVariables(o testsuite.Options) *varflags.Flags {
+	return &varflags.Flags{Parameters: testsuite.Deref(o.Parameters), Files: o.Values, Sets: o.Set, Strings: o.SetString}
 }
 
 // testPatches returns where a test's patch files come from: its patches,
 // or its registry.
-func testPatches(s *testsuite.Suite, o testsuite.Options, src fileSource) (patchInput, error) {
+func testPatches(s *testsuite.Suite, o testsuite.Options, src filesource.Source) (patchInput, error) {
 	own, recursive := s.OwnFiles(), testsuite.Deref(o.Recursive)
 	if len(o.Registry) > 0 {
-		files, err := testsuite.InputFiles(src.Source, o.Registry, filesource.Registry, own, recursive)
+		files, err := testsuite.InputFiles(src, o.Registry, filesource.Registry, own, recursive)
 		selector := defaultRegistrySelector
 		if o.RegistrySelector != nil {
 			selector = *o.RegistrySelector
 		}
 		return patchInput{registry: &registryFlags{files: files, selector: selector}}, err
 	}
-	files, err := testsuite.InputFiles(src.Source, o.Patches, filesource.Patches, own, recursive)
+	files, err := testsuite.InputFiles(src, o.Patches, filesource.Patches, own, recursive)
 	return patchInput{files: files}, err
 }
 
 // applyTest runs apply for a test.
 func applyTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source, resources []string, out *lint.Findings) (*manifest.Set, error) {
-	src, found := fileSource{source}, &findings{}
+	src, found := source, &lint.Findings{}
 	defer func() { out.List = append(out.List, found.List...) }()
 	in, err := testPatches(s, o, src)
 	if err != nil {
 		return nil, err
 	}
 	if in.registry == nil {
-		if in.vars, err = testVariables(o).Load(source, &found.Findings); err != nil || found.failed() {
+		if in.vars, err = testVariables(o).Load(source, found); err != nil || found.Failed() {
 			return nil, err
 		}
 	}
@@ -63,12 +63,12 @@ func applyTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source
 	if m == nil {
 		return nil, err
 	}
-	return m.Set, err
+	return m, err
 }
 
 // lintTest runs lint for a test, with its resources as lint -f.
 func lintTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source, resources []string, out *lint.Findings) error {
-	src, found := fileSource{source}, &findings{}
+	src, found := source, &lint.Findings{}
 	defer func() { out.List = append(out.List, found.List...) }()
 	in, err := testPatches(s, o, src)
 	if err != nil {
@@ -79,7 +79,7 @@ func lintTest(s *testsuite.Suite, o testsuite.Options, source filesource.Source,
 		crds: crdFlag{paths: o.CRDs}}
 	if in.registry == nil {
 		run.schemaFile = testsuite.Deref(o.Parameters)
-		if run.patches.vars, run.schema, err = testVariables(o).LoadWithSchema(source, &found.Findings); err != nil || found.failed() {
+		if run.patches.vars, run.schema, err = testVariables(o).LoadWithSchema(source, found); err != nil || found.Failed() {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
-	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // Op is what one step of a list alignment does.
@@ -62,7 +61,7 @@ func ByKey(base, target []any, key string) []Step {
 	for _, a := range anchors(keys(base), keys(target)) {
 		steps = appendRun(steps, base, target, bi, a[0], ti, a[1], never)
 		op := Keep
-		if !kpatch.Equal(base[a[0]], target[a[1]]) {
+		if !jsonvalue.Equal(base[a[0]], target[a[1]]) {
 			op = Pair
 		}
 		steps = append(steps, Step{op, a[0], a[1]})

@@ -6,7 +6,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/internal/yamledit"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // File is one input file as written: its documents and the
@@ -80,7 +80,7 @@ func (d *Document) yaml() ([]byte, error) {
 		return d.Text, nil
 	case d.json:
 		return yaml.Marshal(d.Obj)
-	case kpatch.Equal(d.orig, d.Obj):
+	case jsonvalue.Equal(d.orig, d.Obj):
 		return d.Text, nil
 	}
 	return yamledit.Rewrite(d.Text, d.orig, d.Obj)

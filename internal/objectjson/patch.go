@@ -11,7 +11,7 @@ import (
 
 	"gomodules.xyz/jsonpatch/v2"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // createPatch returns the RFC 6902 patch from orig to patched: the
@@ -135,7 +135,7 @@ func (d *differ) values(a, b any, path []byte) error {
 	case string, bool, int64, float64, nil:
 		if scalar(b) {
 			// jsonpatch replaces a scalar that changed, type or value
-			if !kpatch.SameJSON(a, b) {
+			if !jsonvalue.Equal(a, b) {
 				return d.out.emit("replace", path, b)
 			}
 			return nil
@@ -203,7 +203,7 @@ func identical(a, b any) bool {
 		y, ok := b.([]any)
 		return ok && sameContainer(x, y)
 	}
-	return scalar(a) && scalar(b) && kpatch.SameJSON(a, b)
+	return scalar(a) && scalar(b) && jsonvalue.Equal(a, b)
 }
 
 func scalar(v any) bool {

@@ -16,7 +16,7 @@ import (
 	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // Result is what one test gave: whether it passed, why not, and a
@@ -222,7 +222,7 @@ func sameObjects(a, b []map[string]any) bool {
 		return false
 	}
 	for i := range a {
-		if !kpatch.Equal(a[i], b[i]) {
+		if !jsonvalue.Equal(a[i], b[i]) {
 			return false
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/internal/listalign"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // errKeepLayout is a change of a document whose layout the writer cannot
@@ -27,7 +27,7 @@ var errKeepLayout = errors.New("the layout of the document cannot be kept here")
 // n's items aligned with the new ones; a changed scalar keeps its quotes
 // where it is still a string. n is not modified.
 func mergeNode(n *yaml.Node, orig, patched any) (*yaml.Node, error) {
-	if kpatch.Equal(orig, patched) {
+	if jsonvalue.Equal(orig, patched) {
 		return n, nil
 	}
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {

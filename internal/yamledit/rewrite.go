@@ -7,7 +7,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // Rewrite returns the text of a document whose object changed
@@ -59,7 +59,7 @@ func decodesTo(text []byte, obj map[string]any) bool {
 	if err := utiljson.Unmarshal(bytes.TrimSpace(js), &got); err != nil {
 		return false
 	}
-	return kpatch.Equal(got, obj)
+	return jsonvalue.Equal(got, obj)
 }
 
 // expandAliases replaces every alias below n by a copy of the node it

@@ -9,7 +9,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"kpatch.dev/kpatch/internal/listalign"
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // errEmptied is a block map or list that the patches emptied: its owner
@@ -128,7 +128,7 @@ func (s *splicer) mapping(n *yaml.Node, orig, patched map[string]any) error {
 		switch {
 		case !kept:
 			err = s.removeEntry(k, owner)
-		case !kpatch.Equal(orig[key], p):
+		case !jsonvalue.Equal(orig[key], p):
 			err = s.changeEntry(k, v, orig[key], p)
 		}
 		if err != nil {

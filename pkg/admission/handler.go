@@ -16,6 +16,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/condition"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
@@ -34,7 +35,10 @@ const maxWarnings = 10
 // Handler applies the registry to the objects of admission requests and
 // answers with a JSONPatch.
 type Handler struct {
-	// Registry returns the current registry; nil until the first sync.
+	// Registry returns the current registry; nil until the first sync,
+	// when a request is answered by OnError (served by the webhook, such
+	// a request never reaches the Handler: WithRegistrySynced answers
+	// 503).
 	Registry func() *registry.Registry
 	// RegistryNamespace is never patched, nor is kube-system.
 	RegistryNamespace string
@@ -66,10 +70,12 @@ type Handler struct {
 	// Events, if set, records an Event per object files changed.
 	Events *PatchEvents
 	// ConditionBudget is the CEL cost that the conditions (# kpatch:when:)
-	// of one object may spend together, each run of the files; past it
-	// the files whose conditions are left are left out, with a warning.
-	// 0 is condition.RequestBudget, the API server's budget of one
-	// admission policy.
+	// of one owner's files (the admin's, or one tenant's) may spend
+	// together on one object, each run of the files; past it the files
+	// whose conditions are left are left out, and the object is answered
+	// as an internal error (OnError; denied under Strict). 0 is
+	// condition.RequestBudget, the API server's budget of one admission
+	// policy.
 	ConditionBudget uint64
 	// Schemas holds every answer to what the API server accepts for the
 	// object's kind: a file whose changes it would refuse is left out of
@@ -203,15 +209,24 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 // denies it if there is any.
 func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (admission.Response, string) {
 	var messages []string
-	for _, f := range run.Problems() {
+	spent := false
+	for _, f := range adminFirst(run.Problems()) {
 		var pe *apply.PanicError
 		if errors.As(f.Err, &pe) {
 			h.Metrics.Panic(metrics.PanicScopeFile)
 			log.Error(pe, "recovered a panic of a patch file", "file", f.File.Name(), "stack", string(pe.Stack))
 		}
+		spent = spent || condition.IsBudgetSpent(f.Err)
 		messages = append(messages, failureMessages(f.Err)...)
 	}
 	messages = append(messages, missingRequired(run)...)
+	if spent {
+		h.Metrics.InternalError(metrics.ReasonBudgetSpent)
+		if h.OnError == ErrorPolicyDeny && !h.Strict {
+			log.Info("denied: a CEL budget was spent before a file's conditions (onError deny)", "errors", messages)
+			return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), metrics.ResultError
+		}
+	}
 	if len(messages) > 0 && h.Strict {
 		log.Info("denied: a patch file fails on the object", "errors", messages)
 		return admission.Denied(prefix + strings.Join(bounded(messages), "; ")), metrics.ResultError
@@ -226,6 +241,22 @@ func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (a
 		resp, result = resp.WithWarnings(warnings(messages)...), metrics.ResultError
 	}
 	return resp, result
+}
+
+// adminFirst orders the problems of a run for its warnings: the registry
+// admin's files first, then the tenants', each in the order they
+// applied, so that a bound on the warnings never hides an admin's file
+// behind a tenant's.
+func adminFirst(runs []apply.FileRun) []apply.FileRun {
+	out := make([]apply.FileRun, 0, len(runs))
+	for _, admin := range []bool{true, false} {
+		for _, f := range runs {
+			if (f.File.Meta().Owner == "") == admin {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // patches reports whether the request is one the webhook patches: an

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/condition"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
@@ -139,6 +140,34 @@ func TestTenantNamingAnotherNamespaceDoesNotCompile(t *testing.T) {
 	ev := events.take()
 	if len(ev) != 1 || ev[0].regarding != "team-a/mine" || ev[0].reason != ReasonPatchCompileFailed ||
 		!strings.Contains(ev[0].note, `team-a/mine/other.kpatch:4:1: the target names namespace "team-b"`) {
+		t.Errorf("events %+v", ev)
+	}
+	if got := labelOf(t, w.Current(), "team-a"); got != "team-a" {
+		t.Errorf("the tenant's valid file: by=%s", got)
+	}
+}
+
+// costlyFile is a tenant's file whose condition would build a string of
+// its annotation's size squared: refused when it compiles.
+const costlyFile = "[team-a/deployment.*]\n# kpatch:when: object.metadata.annotations['a'].replace('a', object.metadata.annotations['a']).size() > 0\nlabels.by: costly\n"
+
+// TestTenantCostlyConditionDoesNotCompile: a condition whose worst-case
+// cost exceeds the per-call limit is a compile error, recorded on its
+// ConfigMap as an Event; the tenant's other files apply.
+func TestTenantCostlyConditionDoesNotCompile(t *testing.T) {
+	w, events := tenantWatcher(t, tenantConfigMap("team-a", "mine", map[string]string{
+		"own.kpatch":    "[team-a/deployment.*]\nlabels.by: team-a\n",
+		"costly.kpatch": costlyFile,
+	}))
+	for _, f := range w.Current().Files() {
+		if (f.Err != nil) != (f.Ref.Key == "costly.kpatch") || f.Err != nil && !errors.Is(f.Err, condition.ErrInvalid) {
+			t.Errorf("%s: %v", f.Ref, f.Err)
+		}
+	}
+	ev := events.take()
+	if len(ev) != 1 || ev[0].regarding != "team-a/mine" || ev[0].reason != ReasonPatchCompileFailed ||
+		!strings.Contains(ev[0].note, "team-a/mine/costly.kpatch:2:49: when: estimated worst-case cost ") ||
+		!strings.Contains(ev[0].note, " exceeds the per-call limit 1000000 (") {
 		t.Errorf("events %+v", ev)
 	}
 	if got := labelOf(t, w.Current(), "team-a"); got != "team-a" {

@@ -57,10 +57,13 @@ const ValidatePath = "/validate-registry"
 // the users waiting taking turns (validationTurns): one user's edits,
 // however many, never hold another user's behind more than one of theirs.
 //
-// Whatever it cannot check (the registry not synced yet, the request's
-// deadline, a panic, a user with maxValidationsPerUser validations
-// waiting or running already, a ConfigMap larger than the API server
-// stores) is admitted with a warning, as failurePolicy Ignore would.
+// Whatever it cannot check (the request's deadline, a panic, a user with
+// maxValidationsPerUser validations waiting or running already, a
+// ConfigMap larger than the API server stores, the registry not synced
+// yet) is admitted with a warning, as failurePolicy Ignore would. Served
+// by the webhook, a request before the first sync never reaches it:
+// WithRegistrySynced answers 503, and the validating webhook's own
+// failurePolicy decides.
 type RegistryValidator struct {
 	Watcher *Watcher
 

@@ -88,6 +88,18 @@ func TestValidateRefusesAFileThatDoesNotCompile(t *testing.T) {
 	}
 }
 
+// TestValidateRefusesACostlyCondition: an edit whose condition's
+// worst-case cost exceeds the per-call limit is refused at the condition,
+// with the estimate and the limit.
+func TestValidateRefusesACostlyCondition(t *testing.T) {
+	v := validator(t, true, registry.Limits{}, markedNamespace("team-a"))
+	allowed, msg, _ := check(t, v, admissionv1.Create, tenantConfigMap("team-a", "mine", map[string]string{"costly.kpatch": costlyFile}))
+	if allowed || !strings.HasPrefix(msg, "kpatch: team-a/mine/costly.kpatch:2:49: when: estimated worst-case cost ") ||
+		!strings.Contains(msg, " exceeds the per-call limit 1000000 (") || !strings.Contains(msg, " of it in replace())") {
+		t.Errorf("allowed %v, message %q", allowed, msg)
+	}
+}
+
 func TestValidateAcceptsAGoodEditAndWhatIsNotARegistryConfigMap(t *testing.T) {
 	v := validator(t, false, registry.Limits{}, registryConfigMap("good", map[string]string{"f.kpatch": goodFile}))
 	if allowed, msg, warns := check(t, v, admissionv1.Update, registryConfigMap("good", map[string]string{"f.kpatch": goodFile3})); !allowed || len(warns) != 0 {

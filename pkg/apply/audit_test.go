@@ -96,8 +96,8 @@ func TestAuditModeLeftOut(t *testing.T) {
 	if len(run.Files) != 1 || !run.Files[0].Audit || len(run.Problems()) != 0 || len(run.AuditProblems()) != 1 {
 		t.Errorf("runs %+v, problems %v", run.Files, run.Problems())
 	}
-	if !IsAudit(f) || IsAudit(Failing(patchFile(t, "e.kpatch", "[configmap.c]\ndata.a: y\n"), errTest)) {
-		t.Error("IsAudit does not see through Failing")
+	if !f.Meta().Audit || Failing(patchFile(t, "e.kpatch", "[configmap.c]\ndata.a: y\n"), errTest).Meta().Audit {
+		t.Error("Meta does not see through Failing")
 	}
 }
 

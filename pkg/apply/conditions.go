@@ -22,9 +22,11 @@ type Admission struct {
 	// Objects, if set, gives the old object and the Namespace; nil:
 	// oldObject and namespaceObject are null.
 	Objects AdmissionObjects
-	// CostBudget is what the conditions of one object may cost together,
-	// in CEL cost units; 0 is condition.RequestBudget, the API server's
-	// budget of one admission policy.
+	// CostBudget is what the conditions of one owner's files (Meta.Owner:
+	// the registry admin's, or one tenant's) may cost together on one
+	// object, in CEL cost units; 0 is condition.RequestBudget, the API
+	// server's budget of one admission policy. Each owner has a budget of
+	// its own: a tenant's files cannot spend the admin's.
 	CostBudget uint64
 }
 
@@ -66,7 +68,7 @@ type ConditionRun struct {
 // Options.Admission.
 func HasConditions(files []File) bool {
 	for _, f := range files {
-		if pf, ok := f.(PatchFile); ok && pf.Patch.Conditions() != nil {
+		if f.Meta().Conditional {
 			return true
 		}
 	}
@@ -74,11 +76,40 @@ func HasConditions(files []File) bool {
 }
 
 // conditions are the variables of an object's conditions, made when a
-// file with conditions first meets the object.
+// file with conditions first meets the object, the budget of each owner
+// (Meta.Owner), and the results of the conditions evaluated ahead of
+// their files (evalAhead).
 type conditions struct {
-	in     condition.Input
-	vars   *condition.Vars
-	budget *condition.Budget
+	in      condition.Input
+	vars    *condition.Vars
+	budgets map[string]*condition.Budget
+	ahead   map[aheadKey]aheadResult
+}
+
+// aheadKey is one condition of one file as bound to its values.
+type aheadKey struct {
+	c    *kpatch.Condition
+	vars *kpatch.Variables
+}
+
+// aheadResult is what a condition evaluated ahead gave.
+type aheadResult struct {
+	held bool
+	err  error
+}
+
+// budget is the budget of owner's conditions on the object, made on
+// first use.
+func (c *conditions) budget(owner string, limit uint64) *condition.Budget {
+	b, ok := c.budgets[owner]
+	if !ok {
+		if c.budgets == nil {
+			c.budgets = map[string]*condition.Budget{}
+		}
+		b = condition.NewBudget(limit)
+		c.budgets[owner] = b
+	}
+	return b
 }
 
 // conditions returns the object's condition variables, making them on
@@ -88,7 +119,7 @@ func (o *Object) conditions() *conditions {
 		return o.cond
 	}
 	adm := &o.adm
-	c := &conditions{budget: condition.NewBudget(adm.CostBudget)}
+	c := &conditions{}
 	c.in.Object, c.in.Request = o.in, adm.Request
 	if adm.Request == nil || adm.Request.Kind.Kind == "" {
 		c.in.Request = condition.RequestFor(adm.Request, o.in, o.first.Namespace)
@@ -112,11 +143,11 @@ func (o *Object) conditions() *conditions {
 // limit of the call or of the object (condition.ErrCostExceeded).
 func (o *Object) Eval(c *kpatch.Condition, vars *kpatch.Variables) (bool, error) {
 	cs := o.conditions()
-	cs.in.Params = nil
-	if vars != nil {
-		cs.in.Params = vars.Values
+	r, ok := cs.ahead[aheadKey{c, vars}]
+	if !ok {
+		r.held, r.err = o.eval(cs, c, vars)
 	}
-	held, err := c.Eval(o.ctx, cs.vars, cs.budget)
+	held, err := r.held, r.err
 	if o.observed {
 		if o.file == nil {
 			o.file = &Conditions{}
@@ -124,6 +155,32 @@ func (o *Object) Eval(c *kpatch.Condition, vars *kpatch.Variables) (bool, error)
 		o.file.Runs = append(o.file.Runs, ConditionRun{Condition: c, Held: held && err == nil, Err: err})
 	}
 	return held && err == nil, err
+}
+
+// eval evaluates c bound to vars on the object, charged to the budget of
+// the owner of the file being applied.
+func (o *Object) eval(cs *conditions, c *kpatch.Condition, vars *kpatch.Variables) (bool, error) {
+	cs.in.Params = nil
+	if vars != nil {
+		cs.in.Params = vars.Values
+	}
+	return c.Eval(o.ctx, cs.vars, cs.budget(o.owner, o.adm.CostBudget))
+}
+
+// evalAhead evaluates c bound to vars before its file applies, and keeps
+// the result for the file's Eval (File.EvalConditions).
+func (o *Object) evalAhead(c *kpatch.Condition, vars *kpatch.Variables) {
+	cs := o.conditions()
+	k := aheadKey{c, vars}
+	if _, done := cs.ahead[k]; done {
+		return
+	}
+	var r aheadResult
+	r.held, r.err = o.eval(cs, c, vars)
+	if cs.ahead == nil {
+		cs.ahead = map[aheadKey]aheadResult{}
+	}
+	cs.ahead[k] = r
 }
 
 // conditionError places the error of c on the object: the file's

@@ -46,6 +46,19 @@ type File interface {
 	// opts the engine's options the files applied with: the fields it
 	// marks ${required} that nothing set.
 	Required(obj map[string]any, ref *kpatch.ObjectRef, opts kpatch.ApplyOptions) []error
+	// Meta is how the file applies, as its kind and metadata say: the
+	// operations it applies on, audit mode, whether it has conditions,
+	// and whose condition budget it spends. A file that wraps another
+	// forwards its Meta, changing only what it decides itself (a
+	// tenant's file is its tenant's).
+	Meta() Meta
+	// EvalConditions evaluates, ahead of its Apply, the conditions of
+	// the file that concern the object, charged to the file's owner, and
+	// keeps their results on the object for Apply: the loop calls it for
+	// the registry admin's files before any file applies, so that no
+	// other file's conditions delay them. A file without conditions, or
+	// one that does not apply, does nothing.
+	EvalConditions(o *Object)
 }
 
 // Batch is a File kind that reads other objects than the one it applies
@@ -87,18 +100,3 @@ const (
 	// (immutable.go). It changed nothing, and is no problem of the object.
 	Immutable = "immutable"
 )
-
-// Auditor is a File that may be in audit mode (`# kpatch:mode: audit`):
-// its Apply evaluates it on the object and leaves the object as it was,
-// saying WouldPatch where it would have changed it, so that the files
-// after it see the object as if it were not there.
-type Auditor interface {
-	// Audit reports whether the file is in audit mode.
-	Audit() bool
-}
-
-// IsAudit reports whether f is a file in audit mode (Auditor).
-func IsAudit(f File) bool {
-	a, ok := f.(Auditor)
-	return ok && a.Audit()
-}

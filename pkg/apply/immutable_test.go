@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 func pod(spec map[string]any) map[string]any {
@@ -73,7 +73,7 @@ func TestImmutableOnUpdate(t *testing.T) {
 				if !errors.As(run.Files[0].Err, &ie) || !errors.Is(ie, ErrImmutable) || ie.Field != tc.field {
 					t.Errorf("err %v, want an *ImmutableError on %s", run.Files[0].Err, tc.field)
 				}
-				if !kpatch.SameJSON(run.Out, tc.obj) {
+				if !jsonvalue.Equal(run.Out, tc.obj) {
 					t.Errorf("object changed: %v", run.Out)
 				}
 			}
@@ -105,7 +105,7 @@ func TestImmutableLeavesOthers(t *testing.T) {
 		if labels["one"] != "1" || labels["four"] != "4" || labels["two"] != nil {
 			t.Errorf("labels %v", labels)
 		}
-		if !kpatch.SameJSON(run.Out["spec"], podSpec()) {
+		if !jsonvalue.Equal(run.Out["spec"], podSpec()) {
 			t.Errorf("spec %v", run.Out["spec"])
 		}
 		if p := run.AuditProblems(); len(p) != 0 {

@@ -3,7 +3,7 @@ package apply
 import (
 	"strings"
 
-	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // immutableFields are, by kind ("group/Kind", "/Kind" for the core
@@ -111,7 +111,7 @@ func immutableChange(stored func() map[string]any, before, after map[string]any)
 		f := &fields[i]
 		path := f.segments
 		b, a := valueAt(before, path), valueAt(after, path)
-		if kpatch.SameJSON(b, a) {
+		if jsonvalue.Equal(b, a) {
 			continue
 		}
 		old := stored()
@@ -144,7 +144,7 @@ func (f *immutableField) changes(o, b, a any) bool {
 	if f.items {
 		o, b, a = f.without(o), f.without(b), f.without(a)
 	}
-	if kpatch.SameJSON(b, a) || kpatch.SameJSON(a, o) {
+	if jsonvalue.Equal(b, a) || jsonvalue.Equal(a, o) {
 		return false
 	}
 	return f.allowed == nil || !f.allowed(o, a)
@@ -223,7 +223,7 @@ func subset(a, b any) bool {
 	for _, x := range la {
 		found := false
 		for _, y := range lb {
-			if kpatch.SameJSON(x, y) {
+			if jsonvalue.Equal(x, y) {
 				found = true
 				break
 			}

@@ -37,6 +37,9 @@ type Object struct {
 	// file is what the conditions of the file being applied did, when an
 	// Observer reads it or they left sections out.
 	file *Conditions
+	// owner is the Meta.Owner of the file being applied: whose budget
+	// its conditions spend.
+	owner string
 	// old is the stored object of an UPDATE, read once (oldObject).
 	old     map[string]any
 	oldRead bool
@@ -124,7 +127,8 @@ func (o *Object) close() { o.seq.Close() }
 // it on the run's operation, and says what it did; false when f does not
 // target the object.
 func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
-	if ops := OperationsOf(f); !ops.Has(opts.Operation) || !f.Matches(o) {
+	meta := f.Meta()
+	if ops := meta.Operations; !ops.Has(opts.Operation) || !f.Matches(o) {
 		if opts.Observer != nil {
 			cur := o.Current()
 			fr := FileRun{File: f, Result: Unmatched, Ref: o.ref}
@@ -136,7 +140,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 		return FileRun{}, false
 	}
 	before := o.Current()
-	o.file = nil
+	o.file, o.owner = nil, meta.Owner
 	result, err := f.Apply(o)
 	switch result {
 	case Patched:
@@ -156,7 +160,7 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 			result, err = Failed, cerr
 		}
 	}
-	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Audit: IsAudit(f), Conditions: o.file}
+	fr := FileRun{File: f, Result: result, Err: err, Ref: o.ref, Audit: meta.Audit, Conditions: o.file}
 	after := o.Current()
 	if result == WouldPatch {
 		after, o.wouldBe = o.wouldBe, nil
@@ -165,6 +169,19 @@ func (o *Object) apply(f File, object int, opts *Options) (FileRun, bool) {
 		opts.Observer.Observe(object, fr, before, after)
 	}
 	return fr, result != Unmet
+}
+
+// evalAdminFirst evaluates the conditions of the registry admin's files
+// that target the object on the run's operation (File.EvalConditions)
+// before any file applies: tenants' files, which apply before them,
+// cannot delay them, and spend budgets of their own.
+func (o *Object) evalAdminFirst(files []File, opts *Options) {
+	for _, f := range files {
+		if m := f.Meta(); m.Conditional && m.Owner == "" && m.Operations.Has(opts.Operation) && f.Matches(o) {
+			o.owner = ""
+			f.EvalConditions(o)
+		}
+	}
 }
 
 // sources are the objects the files of a run read beside the objects

@@ -4,16 +4,14 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // PatchFile is a .kpatch or YAML patch file: a compiled kpatch.Patch.
 type PatchFile struct{ Patch *kpatch.Patch }
 
-var (
-	_ File    = PatchFile{}
-	_ Auditor = PatchFile{}
-)
+var _ File = PatchFile{}
 
 // Name is the patch's file name.
 func (f PatchFile) Name() string { return f.Patch.Name() }
@@ -61,8 +59,23 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 	return PatchFile{f.Patch.WithVariables(values)}
 }
 
-// Audit reports whether the patch's mode: metadata is audit.
-func (f PatchFile) Audit() bool { return f.Patch.Audit() }
+// Meta is what the patch's metadata say: its operations, its mode, and
+// whether it has conditions. Its owner is the admin: a tenant's file
+// wraps it.
+func (f PatchFile) Meta() Meta {
+	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil}
+}
+
+// EvalConditions evaluates the conditions of the patch that concern the
+// object (the file's own, and those of the sections that target it) and
+// keeps their results for Apply.
+func (f PatchFile) EvalConditions(o *Object) {
+	for _, c := range f.Patch.Conditions() {
+		if c.Section < 0 || f.Patch.SectionTargets(c.Section, o.ref) {
+			o.evalAhead(c, f.Patch.Variables())
+		}
+	}
+}
 
 // Apply applies the patch, atomically: a patch that fails, runs out of
 // its budget or panics (a *PanicError) leaves the object as it was. Its
@@ -140,7 +153,7 @@ func (f PatchFile) evaluate(o *Object, cur map[string]any, p *kpatch.Patch) (map
 	switch {
 	case err != nil:
 		return nil, Failed, err
-	case kpatch.SameJSON(cur, out):
+	case jsonvalue.Equal(cur, out):
 		return nil, Unchanged, nil
 	}
 	return out, Patched, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime/debug"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/replacement"
 )
@@ -44,6 +45,13 @@ func (f *ReplacementsFile) Matches(o *Object) bool {
 	return f.Replacements.Targets(o.Current(), o.Namespace())
 }
 
+// Meta says that a replacements file applies on every operation, never
+// in audit mode, without conditions.
+func (f *ReplacementsFile) Meta() Meta { return Meta{Operations: kpatch.AllOperations} }
+
+// EvalConditions does nothing: a replacements file has no conditions.
+func (f *ReplacementsFile) EvalConditions(*Object) {}
+
 // WithValues returns the file itself: replacements read no values.
 func (f *ReplacementsFile) WithValues(*kpatch.Variables) File { return f }
 
@@ -56,9 +64,9 @@ func (f *ReplacementsFile) Apply(o *Object) (string, error) {
 	cur := o.Current()
 	out, err := f.applyObject(o, cur)
 	switch {
-	case err != nil && !(skippedOnly(err) && !kpatch.SameJSON(cur, out)):
+	case err != nil && !(skippedOnly(err) && !jsonvalue.Equal(cur, out)):
 		return Failed, err
-	case kpatch.SameJSON(cur, out):
+	case jsonvalue.Equal(cur, out):
 		return Unchanged, err
 	}
 	o.Set(out)

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -33,7 +34,7 @@ type Options struct {
 	Admission Admission
 	// Operation is the admission operation of the objects, CREATE or
 	// UPDATE ("" is CREATE, as the CLI has it): a file whose operations
-	// do not hold it (OperationsOf) does not apply, as a file that does
+	// do not hold it (Meta.Operations) does not apply, as a file that does
 	// not target the objects.
 	Operation string
 	// Stream says that the objects are one stream, as kustomize build
@@ -215,6 +216,7 @@ func runObject(ctx context.Context, obj map[string]any, files []File, opts *Opti
 	o.init(ctx, obj, opts, &o.own)
 	defer o.close()
 	run := &st.run
+	o.evalAdminFirst(files, opts)
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -260,6 +262,9 @@ func run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 		objects[i] = new(Object)
 		objects[i].init(ctx, obj, opts, src)
 		runs[i] = &ObjectRun{In: obj, schemas: opts.Schemas}
+		if !opts.Stream { // in a Stream, a Batch file may change what the files target
+			objects[i].evalAdminFirst(files, opts)
+		}
 	}
 	defer func() {
 		for _, o := range objects {
@@ -271,7 +276,7 @@ func run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 			return nil, err
 		}
 		if b, ok := f.(Batch); ok && opts.Stream {
-			if OperationsOf(f).Has(opts.Operation) {
+			if f.Meta().Operations.Has(opts.Operation) {
 				applyBatch(b, objects, runs, opts)
 			}
 			continue
@@ -302,7 +307,7 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 		switch {
 		case err != nil:
 			fr.Result, fr.Err, fr.Shared = Failed, err, true
-		case kpatch.SameJSON(cur[i], out[i]):
+		case jsonvalue.Equal(cur[i], out[i]):
 			fr.Result = Unchanged
 		default:
 			fr.Result, after = Patched, out[i]

@@ -26,6 +26,8 @@ func (f setFile) MayTarget(string, string, string) bool                         
 func (f setFile) Matches(*Object) bool                                                    { return true }
 func (f setFile) WithValues(*kpatch.Variables) File                                       { return f }
 func (f setFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions) []error { return nil }
+func (f setFile) Meta() Meta                                                              { return Meta{Operations: kpatch.AllOperations} }
+func (f setFile) EvalConditions(*Object)                                                  {}
 
 // Apply copies the maps on the path and sets the value, sharing the rest
 // with the object, as the engine does.

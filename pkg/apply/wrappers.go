@@ -33,9 +33,10 @@ func (f *outFile) Apply(*Object) (string, error) { return f.result, f.err }
 
 func (f *outFile) WithValues(*kpatch.Variables) File { return f }
 
-// Audit says whether the file left out is in audit mode: its failure
-// then changes nothing either.
-func (f *outFile) Audit() bool { return IsAudit(f.File) }
+// EvalConditions does nothing: a file left out evaluates no condition.
+// Its Meta is its file's: a file left out of an operation is not
+// reported there, and the failure of one in audit mode changes nothing.
+func (f *outFile) EvalConditions(*Object) {}
 
 func (f *outFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions) []error {
 	return nil

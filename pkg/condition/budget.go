@@ -1,6 +1,21 @@
 package condition
 
-import celconfig "k8s.io/apiserver/pkg/apis/cel"
+import (
+	"errors"
+	"fmt"
+
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+// ErrBudgetSpent is the cause of a condition that was not evaluated, or
+// stopped, because its owner's Budget for the object was spent; it
+// wraps ErrCostExceeded. Unlike a condition that fails on an object, it
+// says nothing of the file: the caller answers it as it answers an
+// internal error (the webhook's --on-error).
+var ErrBudgetSpent = fmt.Errorf("the request's CEL budget is spent: %w", ErrCostExceeded)
+
+// IsBudgetSpent says whether err is, or wraps, ErrBudgetSpent.
+func IsBudgetSpent(err error) bool { return errors.Is(err, ErrBudgetSpent) }
 
 // RequestBudget is what the conditions of one request may cost together,
 // the API server's runtime budget of one admission policy.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
@@ -82,63 +83,122 @@ func (e *Error) Error() string {
 // Unwrap returns ErrInvalid.
 func (e *Error) Unwrap() error { return ErrInvalid }
 
-// accessor is what the API server's compiler reads of an expression.
-type accessor string
-
-func (a accessor) GetExpression() string    { return string(a) }
-func (a accessor) ReturnTypes() []*cel.Type { return []*cel.Type{cel.BoolType} }
-
-var _ plugincel.ExpressionAccessor = accessor("")
-
-// compilers are the API server's admission CEL compilers, one without and
+// environments are the CEL environments of conditions, one without and
 // one with the workload variables, built once (an environment costs
-// milliseconds).
-var compilers = sync.OnceValues(func() (plain, workload plugincel.Compiler) {
-	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	extended, err := base.Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions: []cel.EnvOption{
-			cel.Variable(PodSpecVar, cel.DynType),
-			cel.Variable(PodMetadataVar, cel.DynType),
-		},
-	})
-	if err != nil {
-		panic(fmt.Sprintf("condition: extending the CEL environment: %v", err))
-	}
-	return plugincel.NewCompiler(base), plugincel.NewCompiler(extended)
+// milliseconds): the API server's admission environment (its libraries,
+// variables and per-call cost limit).
+var environments = sync.OnceValues(func() (plain, workload *conditionEnv) {
+	return newEnvironment(false), newEnvironment(true)
 })
 
-// Compile compiles expr, which must be boolean. A compile error is an
-// *Error with the position of the problem in expr.
+// conditionEnv is a CEL environment of conditions and the options of their
+// programs: the cost estimator, and the guards of the functions that
+// build large results (guardCalls).
+type conditionEnv struct {
+	*cel.Env
+	programOptions []cel.ProgramOption
+}
+
+// estimator is the cost estimator of every condition; it is stateless.
+var estimator = newCostEstimator()
+
+func newEnvironment(workload bool) *conditionEnv {
+	namespaceType, requestType := plugincel.BuildNamespaceType(), plugincel.BuildRequestType()
+	vars := []cel.EnvOption{
+		cel.Variable(plugincel.ObjectVarName, cel.DynType),
+		cel.Variable(plugincel.OldObjectVarName, cel.DynType),
+		cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
+		cel.Variable(plugincel.RequestVarName, requestType.CelType()),
+		cel.Variable(plugincel.ParamsVarName, cel.DynType),
+	}
+	if workload {
+		vars = append(vars, cel.Variable(PodSpecVar, cel.DynType), cel.Variable(PodMetadataVar, cel.DynType))
+	}
+	set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(
+		environment.VersionedOptions{
+			IntroducedVersion: version.MajorMinor(1, 0),
+			EnvOptions:        vars,
+			DeclTypes:         []*apiservercel.DeclType{namespaceType, requestType},
+		},
+		environment.StrictCostOpt,
+	)
+	if err != nil {
+		panic(fmt.Sprintf("condition: the CEL environment: %v", err))
+	}
+	env, err := set.Env(environment.StoredExpressions)
+	if err == nil {
+		env, err = env.Extend(cel.CostEstimatorOptions(
+			checker.OverloadCostEstimate("list_flatten", estimateFlatten),
+			checker.OverloadCostEstimate("list_flatten_int", estimateFlatten),
+		))
+	}
+	if err != nil {
+		panic(fmt.Sprintf("condition: the CEL environment: %v", err))
+	}
+	guard, err := guardCalls(env)
+	if err != nil {
+		panic(fmt.Sprintf("condition: guarding the CEL functions: %v", err))
+	}
+	return &conditionEnv{Env: env, programOptions: []cel.ProgramOption{
+		cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+		cel.CostTracking(estimator),
+		cel.CustomDecorator(guard),
+		cel.OptimizeRegex(findAllOptimization),
+	}}
+}
+
+// Compile compiles expr, which must be boolean and whose estimated
+// worst-case cost must be within the per-call limit (checkCost). A
+// compile error is an *Error with the position of the problem in expr.
 func Compile(expr string, opts Options) (*Condition, error) {
-	plain, workload := compilers()
-	c := plain
+	return compile(expr, opts, celconfig.PerCallLimit)
+}
+
+// compile is Compile with the limit of the estimated cost.
+func compile(expr string, opts Options, limit uint64) (*Condition, error) {
+	plain, workload := environments()
+	env := plain
 	if opts.Workload {
-		c = workload
+		env = workload
 	}
-	res := c.CompileCELExpression(accessor(expr), plugincel.OptionalVariableDeclarations{HasParams: true}, environment.StoredExpressions)
-	if res.Error != nil {
-		return nil, compileError(expr, res.Error)
+	parsed, iss := env.Parse(expr)
+	if iss.Err() != nil {
+		return nil, compileError(expr, iss)
 	}
-	cond := &Condition{expr: expr, program: res.Program}
-	cond.params, cond.wholeParams, cond.loops = inspect(expr)
+	if err := literalPatterns(parsed.NativeRep()); err != nil {
+		return nil, err
+	}
+	checked, iss := env.Check(parsed)
+	if iss.Err() != nil {
+		return nil, compileError(expr, iss)
+	}
+	if !checked.OutputType().IsExactType(cel.BoolType) {
+		return nil, &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType())}
+	}
+	if err := checkCost(env.Env, expr, checked, limit); err != nil {
+		return nil, err
+	}
+	program, err := env.Program(checked, env.programOptions...)
+	if err != nil {
+		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
+	}
+	cond := &Condition{expr: expr, program: program}
+	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())
 	return cond, nil
 }
 
-// compileError turns the compiler's error into an *Error at the position
-// of its first issue (1:1 when it names none, as for a wrong type).
-func compileError(expr string, err *apiservercel.Error) error {
-	out := &Error{Line: 1, Column: 1, Msg: err.Detail}
-	var ce *apiservercel.CompilationError
-	if errors.As(err, &ce) && ce.Issues != nil && len(ce.Issues.Errors()) > 0 {
-		first := ce.Issues.Errors()[0]
-		loc := first.Location
-		out.Line, out.Column = loc.Line(), loc.Column()+1
+// compileError turns the checker's issues into an *Error at the position
+// of the first.
+func compileError(expr string, iss *cel.Issues) error {
+	out := &Error{Line: 1, Column: 1, Msg: iss.String()}
+	if errs := iss.Errors(); len(errs) > 0 {
+		first := errs[0]
+		out.Line, out.Column = first.Location.Line(), first.Location.Column()+1
 		out.Msg = strings.TrimSuffix(first.Message, " (in container '')")
 		if strings.HasPrefix(out.Msg, "undeclared reference to '"+PodSpecVar+"'") || strings.HasPrefix(out.Msg, "undeclared reference to '"+PodMetadataVar+"'") {
 			out.Msg += ": podSpec and podMetadata are the variables of @workload files"
 		}
-		if n := len(ce.Issues.Errors()); n > 1 {
+		if n := len(errs); n > 1 {
 			out.Msg += fmt.Sprintf(" (and %d more)", n-1)
 		}
 	} else if len(expr) == 0 {
@@ -157,7 +217,7 @@ func (c *Condition) String() string { return c.expr }
 // places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrCostExceeded, budget.limit, budget.spent)
+		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
@@ -189,10 +249,13 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 		if isCostError(err) {
 			return false, fmt.Errorf("%w (per call %d)", ErrCostExceeded, celconfig.PerCallLimit)
 		}
+		if errors.Is(err, errTooLarge) {
+			return false, fmt.Errorf("%w (per call %d): %w", ErrCostExceeded, celconfig.PerCallLimit, err)
+		}
 		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrCostExceeded, budget.limit, budget.spent)
+		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	b, ok := val.(types.Bool)
 	if !ok {

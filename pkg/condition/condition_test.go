@@ -3,6 +3,7 @@ package condition
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -37,6 +38,18 @@ func mustCompile(t *testing.T, expr string, opts Options) *Condition {
 	c, err := Compile(expr, opts)
 	if err != nil {
 		t.Fatalf("Compile(%q): %v", expr, err)
+	}
+	return c
+}
+
+// mustCompileUnbounded compiles expr whatever its estimated cost: for
+// tests of what an evaluation does, which the estimate would refuse
+// (iterating over every label of an object, loops of loops).
+func mustCompileUnbounded(t *testing.T, expr string) *Condition {
+	t.Helper()
+	c, err := compile(expr, Options{}, math.MaxUint64)
+	if err != nil {
+		t.Fatalf("compile(%q): %v", expr, err)
 	}
 	return c
 }
@@ -122,15 +135,18 @@ func TestCompileErrorsSayWhere(t *testing.T) {
 	}
 }
 
+// hostile has each level multiply the work by the list's length: far
+// past the API server's per-call limit on any object.
+const hostile = "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
+
 func TestHostileConditionsAreStoppedByTheCostLimit(t *testing.T) {
-	// Each level multiplies the work by the list's length: far past the
-	// API server's per-call limit on any object.
-	expr := "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
-	c, err := Compile(expr, Options{})
-	if err != nil {
-		return // refused at compile time: bounded too
+	// refused when it compiles, at the outer loop
+	var ce *Error
+	if _, err := Compile(hostile, Options{}); !errors.As(err, &ce) || ce.Column != 24 || !strings.Contains(ce.Msg, "exceeds the per-call limit 1000000") {
+		t.Fatalf("Compile = %v, want the cost refused at 1:24", err)
 	}
-	_, err = c.Eval(context.Background(), NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
+	// and stopped by the limit when it runs
+	_, err := mustCompileUnbounded(t, hostile).Eval(context.Background(), NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
 	if !errors.Is(err, ErrCostExceeded) {
 		t.Fatalf("Eval = %v, want ErrCostExceeded", err)
 	}
@@ -214,8 +230,7 @@ func TestParamsAreTheFieldsRead(t *testing.T) {
 // TestDeadlineStopsAnEvaluation: a request's context that ends stops an
 // evaluation before the cost limit does.
 func TestDeadlineStopsAnEvaluation(t *testing.T) {
-	expr := "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))"
-	c := mustCompile(t, expr, Options{})
+	c := mustCompileUnbounded(t, hostile)
 	_, err := c.Eval(&endingContext{Context: context.Background()}, NewVars(&Input{Object: deployment(1, nil)}), NewBudget(0))
 	if err == nil || errors.Is(err, ErrCostExceeded) || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("Eval = %v, want an interruption by the context", err)
@@ -253,7 +268,7 @@ func TestLoopsAreFound(t *testing.T) {
 		"object.spec.template.spec.containers.map(c, c.name).size() > 0":    true,
 		"[3, 1].sortBy(x, -x)[0] == 3":                                      true,
 	} {
-		c := mustCompile(t, expr, Options{})
+		c := mustCompileUnbounded(t, expr)
 		if c.loops != want {
 			t.Errorf("%s: loops = %v, want %v", expr, c.loops, want)
 		}
@@ -293,7 +308,7 @@ func TestObjectsReadAsCELMaps(t *testing.T) {
 		{"object.?spec.?missing.orValue(7) == 7", true},
 	} {
 		for range 2 { // the second reads the fields the first converted
-			got, err := mustCompile(t, tc.expr, Options{}).Eval(context.Background(), vars, nil)
+			got, err := mustCompileUnbounded(t, tc.expr).Eval(context.Background(), vars, nil)
 			if err != nil || got != tc.want {
 				t.Errorf("%s = %v, %v; want %v", tc.expr, got, err, tc.want)
 			}

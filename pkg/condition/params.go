@@ -2,38 +2,21 @@ package condition
 
 import (
 	"slices"
-	"sync"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 )
 
-// parser parses expressions without checking them: inspect reads their
-// syntax only. It is the API server's environment, so that its macros
-// (all, exists, map, filter, their two-variable forms, sortBy...) expand
-// into the comprehensions they are.
-var parser = sync.OnceValue(func() *cel.Env {
-	env, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Env(environment.StoredExpressions)
-	if err != nil {
-		panic("condition: the CEL parser: " + err.Error())
-	}
-	return env
-})
-
-// inspect finds the top-level fields of params that expr reads
-// (params.NAME, has(params.NAME), params['NAME']), sorted, and whether it
-// reads params otherwise (as a whole, or by a computed key): then every
-// field may count; and whether expr has a comprehension (loops).
-func inspect(expr string) (names []string, whole, loops bool) {
-	parsed, iss := parser().Parse(expr)
-	if iss.Err() != nil {
-		return nil, true, true
-	}
-	root := ast.NavigateAST(parsed.NativeRep())
+// inspect finds the top-level fields of params that the checked
+// expression reads (params.NAME, has(params.NAME), params['NAME']),
+// sorted, and whether it reads params otherwise (as a whole, or by a
+// computed key): then every field may count; and whether it has a
+// comprehension (loops), as the API server's macros (all, exists, map,
+// filter, their two-variable forms, sortBy...) expand into.
+func inspect(checked *ast.AST) (names []string, whole, loops bool) {
+	root := ast.NavigateAST(checked)
 	loops = len(ast.MatchDescendants(root, ast.KindMatcher(ast.ComprehensionKind))) > 0
 	for _, id := range ast.MatchDescendants(root, ast.KindMatcher(ast.IdentKind)) {
 		if id.AsIdent() != plugincel.ParamsVarName {

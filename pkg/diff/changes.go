@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"kpatch.dev/kpatch/internal/listalign"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -89,7 +90,7 @@ func unaddressableKey(base, target map[string]any) (string, bool) {
 		for k := range m {
 			b, inBase := base[k]
 			t, inTarget := target[k]
-			if !pathKey(k) && (inBase != inTarget || !kpatch.Equal(b, t)) {
+			if !pathKey(k) && (inBase != inTarget || !jsonvalue.Equal(b, t)) {
 				return k, true
 			}
 		}
@@ -117,7 +118,7 @@ func locField(loc, name string) string {
 
 // value adds the changes that turn base into target at path.
 func (d *objectDiff) value(path kpatch.Path, loc string, sc schemaCursor, base, target any) {
-	if kpatch.Equal(base, target) {
+	if jsonvalue.Equal(base, target) {
 		return
 	}
 	bm, bIsMap := base.(map[string]any)

@@ -11,6 +11,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/internal/objecttest"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -79,12 +80,12 @@ func checkRoundTrip(t testing.TB, base, target []*Object) {
 			if o, ok := targets[b.Key]; ok {
 				want = o.Obj
 			}
-			if err != nil || !kpatch.Equal(got, want) {
+			if err != nil || !jsonvalue.Equal(got, want) {
 				t.Fatalf("-o %s: %s: err %v\ngot  %s\nwant %s\npatch:\n%s", format, b.Ref, err, brief(got), brief(want), out)
 			}
 			// the webhook may apply a registry file twice to one object
 			again, err := kpatch.Apply(got, []*kpatch.Patch{p}, kpatch.ApplyOptions{})
-			if err != nil || !kpatch.Equal(again, want) {
+			if err != nil || !jsonvalue.Equal(again, want) {
 				t.Fatalf("-o %s: %s: applied twice: err %v\n%v\npatch:\n%s", format, b.Ref, err, firstDifference(again, want, "", ""), out)
 			}
 		}

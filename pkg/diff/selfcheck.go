@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"kpatch.dev/kpatch/internal/listalign"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -111,7 +112,7 @@ func firstDifference(got, want any, loc, list string) *mismatch {
 // values, or a number or boolean and its text, which the engine writes
 // into string and quantity fields (cpu: 1 is the quantity "1").
 func sameScalar(got, want any) bool {
-	if kpatch.Equal(got, want) {
+	if jsonvalue.Equal(got, want) {
 		return true
 	}
 	gs, gIsString := got.(string)

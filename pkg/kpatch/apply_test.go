@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 func mustObject(t testing.TB, src string) map[string]any {
@@ -520,8 +522,8 @@ func TestReviewedEdgeCases(t *testing.T) {
 		t.Errorf("a missing custom resource image became %v (%v)", out["spec"], err)
 	}
 
-	if got := FormatFloat(1e-7); got != "1e-7" {
-		t.Errorf("FormatFloat(1e-7) = %s", got)
+	if got := jsonvalue.FormatFloat(1e-7); got != "1e-7" {
+		t.Errorf("jsonvalue.FormatFloat(1e-7) = %s", got)
 	}
 }
 

@@ -1,6 +1,10 @@
 package kpatch
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
+)
 
 // beforeView reads the object as it was before a file's undo records:
 // a map entry or list item a record wrote holds the value of the first
@@ -51,13 +55,13 @@ func (v *beforeView) same(b, n any) bool {
 	switch x := b.(type) {
 	case map[string]any:
 		if !v.a.owns(mapPointer(x)) {
-			return SameJSON(x, n) // never changed, nor anything in it
+			return jsonvalue.Equal(x, n) // never changed, nor anything in it
 		}
 		y, ok := n.(map[string]any)
 		return ok && v.sameMap(x, y)
 	case []any:
 		if len(x) == 0 || !v.a.owns(listPointer(x)) {
-			return SameJSON(x, n)
+			return jsonvalue.Equal(x, n)
 		}
 		y, ok := n.([]any)
 		if !ok || len(x) != len(y) { // an owned list keeps its length
@@ -70,7 +74,7 @@ func (v *beforeView) same(b, n any) bool {
 		}
 		return true
 	}
-	return SameJSON(b, n)
+	return jsonvalue.Equal(b, n)
 }
 
 // sameMap compares the owned map b read before the records with n now.

@@ -42,7 +42,7 @@ func (a *applier) changedSince(mark int, before map[string]any) bool {
 			continue
 		}
 		now, present := a.slotValue(r)
-		if present != (r.had || r.m == nil) || present && !SameJSON(r.replaced(), now) {
+		if present != (r.had || r.m == nil) || present && !jsonvalue.Equal(r.replaced(), now) {
 			return true
 		}
 	}
@@ -178,8 +178,3 @@ func (f *firstRecords) of(k slotKey) *undoRecord {
 	}
 	return nil
 }
-
-// SameJSON reports whether two decoded JSON values are equal: it is
-// jsonvalue.Equal, which does not look inside the maps and lists the two
-// share and compares numbers by value.
-func SameJSON(a, b any) bool { return jsonvalue.Equal(a, b) }

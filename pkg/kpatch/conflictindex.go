@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // conflictIndex holds the writes of the files seen so far, by kind and
@@ -175,7 +177,7 @@ func writeValueKey(b *strings.Builder, v any) {
 		b.WriteString("null")
 	default:
 		if f, ok := number(v); ok {
-			b.WriteString("n" + FormatFloat(f))
+			b.WriteString("n" + jsonvalue.FormatFloat(f))
 			return
 		}
 		fmt.Fprintf(b, "%T:%#v", v, v) // no parsed value has another type

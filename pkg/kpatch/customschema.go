@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"kpatch.dev/kpatch/pkg/replacement"
+	"kpatch.dev/kpatch/pkg/fieldtype"
 )
 
 // CustomResourceSchema is the structural schema of one API version of a
@@ -124,12 +124,12 @@ func objectMetaNode() *typeNode {
 
 // FieldType is the type of the scalar field at path (keys, and list
 // items by index), as a replacement types what it writes:
-// replacement.TypeUnknown where the schema does not say.
-func (s *CustomResourceSchema) FieldType(path []string) replacement.FieldType {
+// fieldtype.Unknown where the schema does not say.
+func (s *CustomResourceSchema) FieldType(path []string) fieldtype.Type {
 	if n := nodeAlong(s.root, path); n != nil {
 		return scalarFieldType(n)
 	}
-	return replacement.TypeUnknown
+	return fieldtype.Unknown
 }
 
 // nodeAlong is the type at path (keys, and list items by index) below n,
@@ -152,19 +152,19 @@ func nodeAlong(n *typeNode, path []string) *typeNode {
 }
 
 // scalarFieldType is the replacement's name for the type of a scalar
-// field n; replacement.TypeUnknown for any other.
-func scalarFieldType(n *typeNode) replacement.FieldType {
+// field n; fieldtype.Unknown for any other.
+func scalarFieldType(n *typeNode) fieldtype.Type {
 	switch n.kind {
 	case tString, tBytes:
-		return replacement.TypeString
+		return fieldtype.String
 	case tInt:
-		return replacement.TypeInteger
+		return fieldtype.Integer
 	case tFloat:
-		return replacement.TypeNumber
+		return fieldtype.Number
 	case tBool:
-		return replacement.TypeBoolean
+		return fieldtype.Boolean
 	}
-	return replacement.TypeUnknown
+	return fieldtype.Unknown
 }
 
 // customLeaf is the type that the steps of a plan resolved without a

@@ -8,7 +8,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
-	"kpatch.dev/kpatch/pkg/replacement"
+	"kpatch.dev/kpatch/pkg/fieldtype"
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // widgetSchema is the OpenAPI schema of a CRD's version: string,
@@ -126,7 +127,7 @@ weight: ${values.n}
 	}
 	spec := obj["spec"].(map[string]any)
 	for k, w := range want {
-		if !SameJSON(spec[k], w) {
+		if !jsonvalue.Equal(spec[k], w) {
 			t.Errorf("spec.%s = %#v, want %#v", k, spec[k], w)
 		}
 	}
@@ -186,24 +187,24 @@ func TestCustomResourceSchemaTypesReplacements(t *testing.T) {
 	types := CustomFieldTypes(schemas)
 	for _, tt := range []struct {
 		path []string
-		want replacement.FieldType
+		want fieldtype.Type
 	}{
-		{[]string{"spec", "version"}, replacement.TypeString},
-		{[]string{"spec", "replicas"}, replacement.TypeInteger},
-		{[]string{"spec", "ratio"}, replacement.TypeNumber},
-		{[]string{"spec", "paused"}, replacement.TypeBoolean},
-		{[]string{"spec", "items", "0", "tag"}, replacement.TypeString},
-		{[]string{"spec", "labels", "x"}, replacement.TypeString},
-		{[]string{"metadata", "annotations", "x"}, replacement.TypeString},
-		{[]string{"spec", "port"}, replacement.TypeUnknown},
-		{[]string{"spec", "extra", "x"}, replacement.TypeUnknown},
-		{[]string{"spec", "nothing"}, replacement.TypeUnknown},
+		{[]string{"spec", "version"}, fieldtype.String},
+		{[]string{"spec", "replicas"}, fieldtype.Integer},
+		{[]string{"spec", "ratio"}, fieldtype.Number},
+		{[]string{"spec", "paused"}, fieldtype.Boolean},
+		{[]string{"spec", "items", "0", "tag"}, fieldtype.String},
+		{[]string{"spec", "labels", "x"}, fieldtype.String},
+		{[]string{"metadata", "annotations", "x"}, fieldtype.String},
+		{[]string{"spec", "port"}, fieldtype.Unknown},
+		{[]string{"spec", "extra", "x"}, fieldtype.Unknown},
+		{[]string{"spec", "nothing"}, fieldtype.Unknown},
 	} {
 		if got := types("example.com/v1", "Widget", tt.path); got != tt.want {
 			t.Errorf("%s: %v, want %v", strings.Join(tt.path, "."), got, tt.want)
 		}
 	}
-	if got := types("example.com/v2", "Widget", []string{"spec", "version"}); got != replacement.TypeUnknown {
+	if got := types("example.com/v2", "Widget", []string{"spec", "version"}); got != fieldtype.Unknown {
 		t.Errorf("a version without a schema: %v", got)
 	}
 	if CustomFieldTypes(nil) != nil {
@@ -307,7 +308,7 @@ labels.v: ${values.v}
 			"open": map[string]any{"s": "1.10", "free": 1.1},
 		},
 	}
-	if !SameJSON(obj, want) {
+	if !jsonvalue.Equal(obj, want) {
 		t.Errorf("got  %#v\nwant %#v", obj, want)
 	}
 	// a value that is no field's removal still fails on an unknown field
@@ -372,7 +373,7 @@ spec.items[*].tag: "2"
 		if tt.want != "<nil>" {
 			want = mustObject(t, tt.want)
 		}
-		if got := out["spec"]; !SameJSON(got, want) {
+		if got := out["spec"]; !jsonvalue.Equal(got, want) {
 			t.Errorf("%s\nspec %#v, want %#v", tt.obj, got, want)
 		}
 	}
@@ -428,7 +429,7 @@ properties:
 		if err != nil {
 			t.Fatalf("%s: %v", tt.src, err)
 		}
-		if got, want := out["spec"].(map[string]any)["ports"], mustValue(t, tt.want); !SameJSON(got, want) {
+		if got, want := out["spec"].(map[string]any)["ports"], mustValue(t, tt.want); !jsonvalue.Equal(got, want) {
 			t.Errorf("%s\nports %v, want %v", tt.src, got, want)
 		}
 	}

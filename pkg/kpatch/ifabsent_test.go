@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 const ifAbsentDeployment = `
@@ -98,7 +100,7 @@ func TestIfAbsentApply(t *testing.T) {
 				t.Errorf("got %#v, want %#v", got, want)
 			}
 			again, err := p.Apply(out, ApplyOptions{})
-			if err != nil || !Equal(again, out) {
+			if err != nil || !jsonvalue.Equal(again, out) {
 				t.Errorf("not idempotent (%v)", err)
 			}
 		})

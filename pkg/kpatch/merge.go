@@ -152,9 +152,9 @@ func mergeUnderRecover(root, patch map[string]any, strategic bool, ref *ObjectRe
 			out, err = nil, panicProblem("the merge library", r)
 		}
 	}()
-	original := DeepCopy(root).(map[string]any)
+	original := jsonvalue.DeepCopy(root).(map[string]any)
 	if dataStruct := goTypeOf(ref); strategic && dataStruct != nil {
-		res, serr := strategicpatch.StrategicMergeMapPatch(original, DeepCopy(patch).(map[string]any), dataStruct)
+		res, serr := strategicpatch.StrategicMergeMapPatch(original, jsonvalue.DeepCopy(patch).(map[string]any), dataStruct)
 		if serr != nil {
 			return nil, errorf(ErrValue, "strategic merge patch: %v", serr)
 		}
@@ -264,7 +264,3 @@ func expandTree(v any, vars *Variables, ex *expansion) (any, *problem) {
 	}
 	return v, nil
 }
-
-// DeepCopy copies the maps and lists of an unstructured value; scalars
-// are shared (jsonvalue.DeepCopy).
-func DeepCopy(v any) any { return jsonvalue.DeepCopy(v) }

@@ -3,6 +3,8 @@ package kpatch
 import (
 	"errors"
 	"fmt"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // Sentinel errors of file metadata, beside ErrSyntax for what does not
@@ -77,7 +79,7 @@ func (p *Patch) Enabled() (bool, error) {
 	if err != nil {
 		return false, e.error(err)
 	}
-	return Truthy(v), nil
+	return jsonvalue.Truthy(v), nil
 }
 
 // enabledProblem is the problem of the enabled value with the variables
@@ -125,7 +127,7 @@ func (p *Patch) DisabledReason() string {
 		return ""
 	}
 	v, err := e.eval(p.vars)
-	if err != nil || Truthy(v) {
+	if err != nil || jsonvalue.Truthy(v) {
 		return ""
 	}
 	if !e.Value.IsTemplate() {

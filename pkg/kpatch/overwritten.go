@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // OverwrittenFile is a patch file whose every change is overwritten by
@@ -72,7 +74,7 @@ func (f *OverwriteFinder) Object(obj map[string]any, patches []*Patch) {
 			continue
 		}
 		next, err := Apply(states[i], []*Patch{p}, f.Options)
-		if err != nil || Equal(next, states[i]) {
+		if err != nil || jsonvalue.Equal(next, states[i]) {
 			continue
 		}
 		states[i+1], changed[i] = next, true
@@ -87,7 +89,7 @@ func (f *OverwriteFinder) Object(obj map[string]any, patches []*Patch) {
 			continue // judged useful already: spare the work
 		}
 		without, _ := Apply(states[i], patches[i+1:], f.Options)
-		if !Equal(without, final) {
+		if !jsonvalue.Equal(without, final) {
 			st.kept = true
 			continue
 		}
@@ -161,7 +163,7 @@ func changedFields(before, after any) [][]string {
 }
 
 func diffFields(before, after any, path []string, out *[][]string) {
-	if Equal(before, after) {
+	if jsonvalue.Equal(before, after) {
 		return
 	}
 	switch b := before.(type) {

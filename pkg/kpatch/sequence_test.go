@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
 // fileByFile is what a Sequence must agree with: each file applied alone
@@ -18,7 +20,7 @@ func fileByFile(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[st
 		next, err := ApplyContext(context.Background(), obj, []*Patch{p}, opts)
 		errs[i] = err
 		if err == nil {
-			changed[i] = !SameJSON(obj, next)
+			changed[i] = !jsonvalue.Equal(obj, next)
 			obj = next
 		}
 	}
@@ -31,7 +33,7 @@ func fileByFile(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[st
 // does, file by file with maps.Clone.
 func checkSequence(t *testing.T, name string, obj map[string]any, patches []*Patch) map[string]any {
 	t.Helper()
-	before := DeepCopy(obj)
+	before := jsonvalue.DeepCopy(obj)
 	want, wantChanged, wantErrs := fileByFile(obj, patches, ApplyOptions{Namespace: "shop"})
 	newMap := func(size int) map[string]any { madeMaps++; return make(map[string]any, size) }
 	seq := NewSequence(context.Background(), obj, ApplyOptions{Namespace: "shop", NewMap: newMap})

@@ -146,9 +146,6 @@ func parseVarRef(body string, col int) (*VarRef, *problem) {
 // a template splices it (jsonvalue.Text). ok is false for maps and lists.
 func scalarText(v any) (string, bool) { return jsonvalue.Text(v) }
 
-// FormatFloat prints a float as encoding/json does (jsonvalue.FormatFloat).
-func FormatFloat(f float64) string { return jsonvalue.FormatFloat(f) }
-
 // textEquals reports whether a scalar's text is s, without allocating for
 // strings.
 func textEquals(v any, s string) bool {
@@ -164,10 +161,6 @@ func textEquals(v any, s string) bool {
 
 // number returns a numeric value as float64 (jsonvalue.Float).
 func number(v any) (float64, bool) { return jsonvalue.Float(v) }
-
-// Equal reports whether two decoded values are equal: it is
-// jsonvalue.Equal, whose numbers compare by value (3 and 3.0 are equal).
-func Equal(a, b any) bool { return jsonvalue.Equal(a, b) }
 
 // equalValue is Equal, under the name the engine's files use.
 func equalValue(a, b any) bool { return jsonvalue.Equal(a, b) }

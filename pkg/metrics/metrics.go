@@ -41,6 +41,13 @@ const (
 // it was forged or corrupted.
 const ReasonNamespaceMismatch = "namespace-mismatch"
 
+// ReasonBudgetSpent is the reason of an internal error for an object on
+// which the CEL budget of one owner's conditions (the admin's or a
+// tenant's) was spent before a file's conditions were evaluated: denied
+// under --on-error=deny or --strict, otherwise admitted with the files
+// that applied and a warning naming the file left out.
+const ReasonBudgetSpent = "budget-spent"
+
 // Metrics are the webhook's Prometheus metrics. Its methods do nothing on
 // a nil *Metrics.
 type Metrics struct {
@@ -92,8 +99,8 @@ type Metrics struct {
 	// PanicScopeRequest).
 	Panics *prometheus.CounterVec
 	// RejectedRequests counts the requests answered before their review
-	// was read, by reason (RejectInFlight, RejectPathTokenMissing, ...);
-	// they are not in Requests.
+	// was read, by reason (RejectInFlight, RejectNotSynced,
+	// RejectPathTokenMissing, ...); they are not in Requests.
 	RejectedRequests *prometheus.CounterVec
 	// SourceConfigMapsRefused counts the source ConfigMaps the limits of
 	// their namespace refused, by reason (SourceRefusedCount,

@@ -400,6 +400,15 @@ func (t *tenantFile) Matches(o *apply.Object) bool {
 	return t.File.Matches(o)
 }
 
+// Meta is the file's, owned by its namespace: its conditions spend the
+// tenant's budget, never the admin's. Its operations, mode and
+// conditions are the file's own.
+func (t *tenantFile) Meta() apply.Meta {
+	m := t.File.Meta()
+	m.Owner = t.namespace
+	return m
+}
+
 // WithValues binds the file and holds it as f is held.
 func (t *tenantFile) WithValues(values *kpatch.Variables) apply.File {
 	return t.with(t.File.WithValues(values))

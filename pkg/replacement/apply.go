@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"kpatch.dev/kpatch/pkg/fieldtype"
 	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
@@ -134,7 +135,7 @@ func (rp *replacement) value(cands pool) (value, *Error) {
 
 // write sets the value at every fieldPath of the target in one object,
 // typing each field it writes with typeOf.
-func (t *target) write(e *editor, obj map[string]any, id ResID, val value, typeOf FieldTypeFunc) (map[string]any, *Error) {
+func (t *target) write(e *editor, obj map[string]any, id ResID, val value, typeOf fieldtype.Func) (map[string]any, *Error) {
 	w := &walker{e: e, create: t.opts.create, val: val, opts: t.opts, typeOf: typeOf}
 	w.apiVersion, _ = obj["apiVersion"].(string)
 	w.kind, _ = obj["kind"].(string)

@@ -5,39 +5,41 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"kpatch.dev/kpatch/pkg/fieldtype"
 )
 
 func TestWellKnownFieldType(t *testing.T) {
 	for _, c := range []struct {
 		apiVersion, kind, path string
-		want                   FieldType
+		want                   fieldtype.Type
 	}{
-		{"apps/v1", "Deployment", "metadata.labels.app", TypeString},
-		{"apps/v1", "Deployment", "metadata.annotations.version", TypeString},
-		{"apps/v1", "Deployment", "spec.template.metadata.labels.app", TypeString},
-		{"example.com/v1", "Widget", "metadata.annotations.x", TypeString},
-		{"apps/v1", "Deployment", "spec.selector.matchLabels.app", TypeString},
-		{"apps/v1", "Deployment", "spec.template.spec.nodeSelector.zone", TypeString},
-		{"v1", "Service", "spec.selector.app", TypeString},
-		{"v1", "ConfigMap", "data.port", TypeString},
-		{"v1", "ConfigMap", "binaryData.blob", TypeString},
-		{"v1", "Secret", "stringData.token", TypeString},
-		{"v1", "Secret", "data.token", TypeString},
-		{"apps/v1", "Deployment", "spec.template.spec.containers.0.env.2.value", TypeString},
-		{"v1", "Pod", "spec.initContainers.1.env.0.value", TypeString},
-		{"batch/v1", "CronJob", "spec.jobTemplate.spec.template.spec.containers.0.env.0.value", TypeString},
+		{"apps/v1", "Deployment", "metadata.labels.app", fieldtype.String},
+		{"apps/v1", "Deployment", "metadata.annotations.version", fieldtype.String},
+		{"apps/v1", "Deployment", "spec.template.metadata.labels.app", fieldtype.String},
+		{"example.com/v1", "Widget", "metadata.annotations.x", fieldtype.String},
+		{"apps/v1", "Deployment", "spec.selector.matchLabels.app", fieldtype.String},
+		{"apps/v1", "Deployment", "spec.template.spec.nodeSelector.zone", fieldtype.String},
+		{"v1", "Service", "spec.selector.app", fieldtype.String},
+		{"v1", "ConfigMap", "data.port", fieldtype.String},
+		{"v1", "ConfigMap", "binaryData.blob", fieldtype.String},
+		{"v1", "Secret", "stringData.token", fieldtype.String},
+		{"v1", "Secret", "data.token", fieldtype.String},
+		{"apps/v1", "Deployment", "spec.template.spec.containers.0.env.2.value", fieldtype.String},
+		{"v1", "Pod", "spec.initContainers.1.env.0.value", fieldtype.String},
+		{"batch/v1", "CronJob", "spec.jobTemplate.spec.template.spec.containers.0.env.0.value", fieldtype.String},
 		// not known: the value's own type decides
-		{"apps/v1", "Deployment", "spec.replicas", TypeUnknown},
-		{"apps/v1", "Deployment", "spec.selector.app", TypeUnknown},
-		{"v1", "Secret", "binaryData.blob", TypeUnknown},
-		{"v1", "ConfigMap", "stringData.x", TypeUnknown},
-		{"example.com/v1", "ConfigMap", "data.port", TypeUnknown},
-		{"v1", "ConfigMap", "data", TypeUnknown},
-		{"example.com/v1", "Widget", "spec.labels.x", TypeUnknown},
-		{"apps/v1", "Deployment", "spec.template.spec.containers.0.env.2.name", TypeUnknown},
-		{"apps/v1", "Deployment", "spec.template.spec.volumes.0.env.2.value", TypeUnknown},
+		{"apps/v1", "Deployment", "spec.replicas", fieldtype.Unknown},
+		{"apps/v1", "Deployment", "spec.selector.app", fieldtype.Unknown},
+		{"v1", "Secret", "binaryData.blob", fieldtype.Unknown},
+		{"v1", "ConfigMap", "stringData.x", fieldtype.Unknown},
+		{"example.com/v1", "ConfigMap", "data.port", fieldtype.Unknown},
+		{"v1", "ConfigMap", "data", fieldtype.Unknown},
+		{"example.com/v1", "Widget", "spec.labels.x", fieldtype.Unknown},
+		{"apps/v1", "Deployment", "spec.template.spec.containers.0.env.2.name", fieldtype.Unknown},
+		{"apps/v1", "Deployment", "spec.template.spec.volumes.0.env.2.value", fieldtype.Unknown},
 	} {
-		if got := WellKnownFieldType(c.apiVersion, c.kind, strings.Split(c.path, ".")); got != c.want {
+		if got := fieldtype.WellKnown(c.apiVersion, c.kind, strings.Split(c.path, ".")); got != c.want {
 			t.Errorf("%s %s %s: %s, want %s", c.apiVersion, c.kind, c.path, got, c.want)
 		}
 	}
@@ -86,20 +88,20 @@ replacements:
 
 // schemaTypes is a stand-in for a schema: spec.replicas an integer,
 // spec.paused a boolean, spec.ratio a number, spec.name a string.
-func schemaTypes(apiVersion, kind string, path []string) FieldType {
+func schemaTypes(apiVersion, kind string, path []string) fieldtype.Type {
 	if len(path) == 2 && path[0] == "spec" {
 		switch path[1] {
 		case "replicas":
-			return TypeInteger
+			return fieldtype.Integer
 		case "paused":
-			return TypeBoolean
+			return fieldtype.Boolean
 		case "ratio":
-			return TypeNumber
+			return fieldtype.Number
 		case "name":
-			return TypeString
+			return fieldtype.String
 		}
 	}
-	return WellKnownFieldType(apiVersion, kind, path)
+	return fieldtype.WellKnown(apiVersion, kind, path)
 }
 
 // TestSetFieldTypes types each written field by the caller's schema, over
@@ -157,7 +159,7 @@ replacements:
     options: {create: true}
 `
 	r := mustParse(t, src)
-	r.SetFieldTypes(func(string, string, []string) FieldType { return TypeUnknown })
+	r.SetFieldTypes(func(string, string, []string) fieldtype.Type { return fieldtype.Unknown })
 	r.SetFieldTypes(nil)
 	out, err := r.ApplyObject(obj(t, typedObject), nil, ObjectOptions{})
 	if err != nil {
@@ -185,9 +187,9 @@ replacements:
     options: {create: true}
 `)
 	var got []string
-	r.SetFieldTypes(func(apiVersion, kind string, path []string) FieldType {
+	r.SetFieldTypes(func(apiVersion, kind string, path []string) fieldtype.Type {
 		got = append(got, apiVersion+" "+kind+" "+strings.Join(path, "."))
-		return TypeUnknown
+		return fieldtype.Unknown
 	})
 	if _, err := r.ApplyObject(obj(t, typedObject), nil, ObjectOptions{}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"kpatch.dev/kpatch/pkg/fieldtype"
 	"kpatch.dev/kpatch/pkg/fileerr"
 )
 
@@ -18,7 +19,7 @@ import (
 type Replacements struct {
 	name      string
 	items     []*replacement
-	fieldType FieldTypeFunc // nil: WellKnownFieldType
+	fieldType fieldtype.Func // nil: fieldtype.WellKnown
 }
 
 // Name returns the file name the replacements were parsed from.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"kpatch.dev/kpatch/pkg/fieldtype"
 	"kpatch.dev/kpatch/pkg/jsonvalue"
 )
 
@@ -201,7 +202,7 @@ func (v value) object() (any, *failure) {
 // source's type (a string stays a string; a sourceValue, or a number or
 // boolean, is read as YAML reads its text). A map or list target is
 // replaced by the value.
-func (v value) writeTo(old any, exists bool, o options, ft FieldType) (any, *failure) {
+func (v value) writeTo(old any, exists bool, o options, ft fieldtype.Type) (any, *failure) {
 	tag, text, scalar := tagNone, "", v.isScalar()
 	if exists && old != nil {
 		tag, text, scalar = scalarOf(old)
@@ -217,16 +218,16 @@ func (v value) writeTo(old any, exists bool, o options, ft FieldType) (any, *fai
 	if !scalar {
 		return v.object()
 	}
-	if ft != TypeUnknown {
-		tag = ft.tag()
+	if ft != fieldtype.Unknown {
+		tag = tagOf(ft)
 	}
 	out, err := resolve(tag, v.text)
 	if err != nil {
 		switch want := typeOfTag(tag); {
-		case ft != TypeUnknown: // the schema's type
-			return nil, fail(ErrFieldType, "the field wants %s, not %q", want.article(), v.text)
-		case want != TypeUnknown: // the type the field has, as kustomize reads it
-			return nil, fail(ErrValue, "the field holds %s, not %q (yaml: %s)", want.article(), v.text, err)
+		case ft != fieldtype.Unknown: // the schema's type
+			return nil, fail(ErrFieldType, "the field wants %s, not %q", article(want), v.text)
+		case want != fieldtype.Unknown: // the type the field has, as kustomize reads it
+			return nil, fail(ErrValue, "the field holds %s, not %q (yaml: %s)", article(want), v.text, err)
 		}
 		return nil, fail(ErrValue, "yaml: %s", err)
 	}

@@ -1,6 +1,10 @@
 package replacement
 
-import "strconv"
+import (
+	"strconv"
+
+	"kpatch.dev/kpatch/pkg/fieldtype"
+)
 
 // leafFunc computes a target field's new value from its old one; exists
 // is false for a field that create has just made. A walker with a
@@ -23,7 +27,7 @@ type walker struct {
 	// typed by typeOf for objects of apiVersion and kind.
 	val              value
 	opts             options
-	typeOf           FieldTypeFunc
+	typeOf           fieldtype.Func
 	apiVersion, kind string
 }
 
@@ -33,7 +37,7 @@ func (w *walker) setLeaf(old any, exists bool) (any, *failure) {
 	if w.set != nil {
 		return w.set(old, exists)
 	}
-	ft := TypeUnknown
+	ft := fieldtype.Unknown
 	if w.typeOf != nil {
 		ft = w.typeOf(w.apiVersion, w.kind, w.path)
 	}

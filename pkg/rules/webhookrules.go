@@ -70,7 +70,7 @@ func ResolveRules(reg *registry.Registry, served []ServedResource, ops []admissi
 	out := &ResolvedRules{Operations: map[schema.GroupVersionResource]kpatch.Operations{}}
 	for _, f := range reg.InOrder() {
 		allow := tenantKinds(reg, f.Ref)
-		fileOps := apply.OperationsOf(f.File) & webhook
+		fileOps := f.File.Meta().Operations & webhook
 		if fileOps == 0 {
 			continue // the webhook never applies it
 		}

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/fieldtype"
 	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 var _ apply.SchemaSource = (*Checker)(nil)
@@ -30,9 +30,9 @@ func TestCheckerGivesTheSchemasThatTypeWrites(t *testing.T) {
 	if w == nil || schemas("example.com/v1", "Widget") != w {
 		t.Fatalf("the Widget's schema %p is not built once", w)
 	}
-	for path, want := range map[string]replacement.FieldType{
-		"spec.mode": replacement.TypeString, "spec.size": replacement.TypeInteger,
-		"spec.labels.x": replacement.TypeString, "spec.port": replacement.TypeUnknown,
+	for path, want := range map[string]fieldtype.Type{
+		"spec.mode": fieldtype.String, "spec.size": fieldtype.Integer,
+		"spec.labels.x": fieldtype.String, "spec.port": fieldtype.Unknown,
 	} {
 		if got := w.FieldType(strings.Split(path, ".")); got != want {
 			t.Errorf("%s: %v, want %v", path, got, want)

@@ -345,6 +345,22 @@ func (c *Cluster) BuildWebhook() (string, error) {
 // override), plus extra flags, and waits until /readyz answers OK. It reads
 // the path token the webhook serves (Webhook.PathToken) from its Secret.
 func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
+	w, err := c.LaunchWebhook(bin, port, log, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.ReadPathToken(ctx, w, bin, extra); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// LaunchWebhook starts the webhook as StartWebhook does, and returns as
+// soon as its process runs: before it listens, before it is ready.
+func (c *Cluster) LaunchWebhook(bin string, port int, log io.Writer, extra ...string) (*Webhook, error) {
 	if port == 0 {
 		port = c.Port
 	}
@@ -384,18 +400,21 @@ func (c *Cluster) StartWebhook(ctx context.Context, bin string, port int, log io
 		done:         make(chan error, 1),
 	}
 	go func() { w.done <- cmd.Wait() }()
-	if err := w.waitReady(ctx); err != nil {
-		return nil, err
-	}
+	return w, nil
+}
+
+// ReadPathToken reads the path token the webhook w, run with extra,
+// serves (Webhook.PathToken) from its Secret, once the webhook is ready.
+func (c *Cluster) ReadPathToken(ctx context.Context, w *Webhook, bin string, extra []string) error {
 	if secret := pathTokenSecret(bin, extra); secret != "" {
 		var s corev1.Secret
 		if err := c.Client.Get(ctx, client.ObjectKey{Namespace: RegistryNamespace, Name: secret}, &s); err != nil {
 			w.Stop()
-			return nil, fmt.Errorf("the webhook's path token: %w", err)
+			return fmt.Errorf("the webhook's path token: %w", err)
 		}
 		w.PathToken = string(s.Data["token"])
 	}
-	return w, nil
+	return nil
 }
 
 // pathTokenSecret is the Secret of the path token a webhook run with
@@ -421,9 +440,9 @@ func pathTokenSecret(bin string, extra []string) string {
 	return secret
 }
 
-// waitReady waits until /readyz answers OK, for a minute at most; it stops
+// WaitReady waits until /readyz answers OK, for a minute at most; it stops
 // the webhook if it is not ready by then.
-func (w *Webhook) waitReady(ctx context.Context) error {
+func (w *Webhook) WaitReady(ctx context.Context) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if resp, err := http.Get(w.ReadyURL); err == nil {
@@ -514,6 +533,32 @@ func (c *Cluster) Scrape(ctx context.Context, w *Webhook, token string) (int, st
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b), err
+}
+
+// Metric returns the value of the series line (name{labels}) of the
+// webhook's metrics, scraped as MetricsToken's reader; -1 when absent.
+func (c *Cluster) Metric(ctx context.Context, w *Webhook, series string) (float64, error) {
+	token, err := c.MetricsToken(ctx)
+	if err != nil {
+		return 0, err
+	}
+	code, body, err := c.Scrape(ctx, w, token)
+	if err == nil && code != http.StatusOK {
+		err = fmt.Errorf("scraping %s: HTTP %d: %.200s", w.MetricsURL, code, body)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(body) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			var n float64
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				return 0, fmt.Errorf("%s: %w", strings.TrimSpace(line), err)
+			}
+			return n, nil
+		}
+	}
+	return -1, nil
 }
 
 // HTTPClient returns a client that trusts the webhook's serving

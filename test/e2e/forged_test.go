@@ -108,7 +108,7 @@ func TestForgedReviewsReadNothingOfANamespace(t *testing.T) {
 	o.registry(t, cluster.RegistryNamespace, "forged-admin", map[string]string{"region.yaml": forgedReplacements})
 	// the registry's validation, as the chart installs it with tenants:
 	// at /validate-registry, which the webhook makes carry its token
-	vwc := registryValidation(fmt.Sprintf("https://127.0.0.1:%d/validate-registry", o.port))
+	vwc := registryValidation("kpatch", fmt.Sprintf("https://127.0.0.1:%d/validate-registry", o.port), "true")
 	vwc.Name = o.name
 	vwc.Webhooks[0].NamespaceSelector = nil
 	vwc.Webhooks[0].ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kpatch.dev/registry": o.name}}

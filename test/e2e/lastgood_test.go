@@ -69,18 +69,18 @@ func lastGoodRBAC() []client.Object {
 	}
 }
 
-// accountKubeconfig writes a kubeconfig of the ServiceAccount lastgood
-// and returns its path and a client of it.
-func accountKubeconfig(t *testing.T) (string, client.Client) {
+// accountKubeconfig writes a kubeconfig of the ServiceAccount account of
+// the registry namespace and returns its path and a client of it.
+func accountKubeconfig(t *testing.T, account string) (string, client.Client) {
 	t.Helper()
-	token, err := env.Token(context.Background(), cluster.RegistryNamespace, lgAccount)
+	token, err := env.Token(context.Background(), cluster.RegistryNamespace, account)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: env.Config.Host, CertificateAuthorityData: env.Config.CAData}
-	cfg.AuthInfos[lgAccount] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: lgAccount}
+	cfg.AuthInfos[account] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: account}
 	cfg.CurrentContext = "e2e"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
@@ -156,7 +156,7 @@ func TestLastGoodStoreIsCreatedByNameAndTrustsOnlyTheRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kubeconfig, account := accountKubeconfig(t)
+	kubeconfig, account := accountKubeconfig(t, lgAccount)
 	// RBAC cannot narrow a plain create to a name: the Role does not allow it
 	err := account.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: lgStore, Namespace: cluster.RegistryNamespace}})
 	if !apierrors.IsForbidden(err) {

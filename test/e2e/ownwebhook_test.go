@@ -59,13 +59,31 @@ func newOwnWebhook(t *testing.T, name string, rules []admissionregistrationv1.Ru
 	return o
 }
 
-// start runs the webhook with the registry selector and extra flags.
+// start runs the webhook with the registry selector and extra flags, and
+// waits until it is ready.
 func (o *ownWebhook) start(t *testing.T, extra ...string) {
 	t.Helper()
-	// its own configuration holds the path with its path token
-	args := append([]string{"--registry-selector", "kpatch.dev/registry=" + o.name, "--last-good-configmap", o.name + "-last-good",
+	wh, err := env.StartWebhook(context.Background(), webhookBin, o.port, &o.logs, o.args(extra)...)
+	o.keep(t, wh, err)
+}
+
+// launch runs the webhook as start does, without waiting for it.
+func (o *ownWebhook) launch(t *testing.T, extra ...string) {
+	t.Helper()
+	wh, err := env.LaunchWebhook(webhookBin, o.port, &o.logs, o.args(extra)...)
+	o.keep(t, wh, err)
+}
+
+// args are the webhook's flags: extra after its own registry, last good
+// store and configuration, which holds the path with its path token.
+func (o *ownWebhook) args(extra []string) []string {
+	return append([]string{"--registry-selector", "kpatch.dev/registry=" + o.name, "--last-good-configmap", o.name + "-last-good",
 		"--webhook-configuration-name", o.name}, extra...)
-	wh, err := env.StartWebhook(context.Background(), webhookBin, o.port, &o.logs, args...)
+}
+
+// keep keeps the webhook started, stopped when the test ends.
+func (o *ownWebhook) keep(t *testing.T, wh *cluster.Webhook, err error) {
+	t.Helper()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, o.logs.String())
 	}

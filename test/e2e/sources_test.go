@@ -105,23 +105,9 @@ func TestSourcesKeptForOptedInNamespaces(t *testing.T) {
 // webhook's /metrics; -1 when absent.
 func (o *ownWebhook) metric(t *testing.T, series string) float64 {
 	t.Helper()
-	ctx := context.Background()
-	token, err := env.MetricsToken(ctx)
+	n, err := env.Metric(context.Background(), o.wh, series)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, err := env.Scrape(ctx, o.wh, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(body) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
-			var n float64
-			if _, err := fmt.Sscan(v, &n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	return -1
+	return n
 }

@@ -42,11 +42,12 @@ func (w *warningLog) take() []string {
 
 // registryValidation is the registry's ValidatingWebhookConfiguration as
 // the chart installs it, calling url, as the harness installs the
-// mutating one (envtest's URL in place of the Service).
-func registryValidation(url string) *admissionregistrationv1.ValidatingWebhookConfiguration {
+// mutating one (envtest's URL in place of the Service), named name, for
+// the ConfigMaps labelled kpatch.dev/registry=label.
+func registryValidation(name, url, label string) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	ignore, none := admissionregistrationv1.Ignore, admissionregistrationv1.SideEffectClassNone
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "kpatch"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:                    "validate-registry.kpatch.dev",
 			AdmissionReviewVersions: []string{"v1"},
@@ -55,7 +56,7 @@ func registryValidation(url string) *admissionregistrationv1.ValidatingWebhookCo
 			TimeoutSeconds:          ptr.To[int32](5),
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: env.CAData},
 			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": cluster.RegistryNamespace}},
-			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"kpatch.dev/registry": "true"}},
+			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"kpatch.dev/registry": label}},
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}, Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
@@ -91,7 +92,7 @@ func registryCM(name string, data map[string]string) *corev1.ConfigMap {
 func TestRegistryEditsAreChecked(t *testing.T) {
 	ctx := context.Background()
 	url := fmt.Sprintf("https://127.0.0.1:%d%s", env.Port, webhook.Path("/validate-registry"))
-	vwc := registryValidation(url)
+	vwc := registryValidation("kpatch", url, "true")
 	if err := env.Client.Create(ctx, vwc); err != nil {
 		t.Fatal(err)
 	}

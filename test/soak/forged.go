@@ -70,8 +70,8 @@ func forge(ctx context.Context, client *http.Client, replicas []*Replica, namesp
 		}
 		r := replicas[n%len(replicas)]
 		w := r.Webhook()
-		if w == nil {
-			continue
+		if w == nil || !r.Serving() {
+			continue // stopped, or starting: the restart's own probe posts to it
 		}
 		f := cases[n%len(cases)]
 		tally.Add(forgeOne(client, w.Port, f, fmt.Sprintf("forged-%d", n), namespaces, nonce))
@@ -87,7 +87,7 @@ func forgeOne(client *http.Client, port int, f forgery, uid string, namespaces [
 	resp, err := postReview(client, port, "/mutate", deploymentReview(uid, f.claimed, name, obj))
 	a := Answer{Channel: forgedChannel, Latency: time.Since(start)}
 	var status *statusError
-	if errors.As(err, &status) && status.code == http.StatusForbidden {
+	if errors.As(err, &status) && status.Code == http.StatusForbidden {
 		a.Outcome = Denied
 		return a
 	}
@@ -117,6 +117,9 @@ func forgeOne(client *http.Client, port int, f forgery, uid string, namespaces [
 			if _, err := m.Check(f.own(), nonce); err != nil && f.object == f.claimed {
 				problems = append(problems, err.Error())
 			}
+			if err := m.CheckOperation(false); err != nil {
+				problems = append(problems, err.Error())
+			}
 		}
 	}
 	if problems != nil {
@@ -125,9 +128,10 @@ func forgeOne(client *http.Client, port int, f forgery, uid string, namespaces [
 	return a
 }
 
-// probe posts the review of Deployment soak-probe of namespace ns to the
-// replica r, at the path the API server calls, and returns the registry
-// version its answer carries.
+// probe posts the review of the CREATE of Deployment soak-probe of
+// namespace ns to the replica r, at the path the API server calls, and
+// returns the registry version its answer carries; an answer that is not
+// what one version writes on a CREATE is an error.
 func probe(client *http.Client, r *Replica, ns, nonce string) (int, error) {
 	w := r.Webhook()
 	if w == nil {
@@ -147,5 +151,9 @@ func probe(client *http.Client, r *Replica, ns, nonce string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	return m.Check(ns, nonce)
+	v, err := m.Check(ns, nonce)
+	if err == nil {
+		err = m.CheckOperation(false)
+	}
+	return v, err
 }

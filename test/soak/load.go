@@ -28,9 +28,22 @@ type Load struct {
 	Tally      *Tally
 	MaxStale   time.Duration
 
+	// gate is held (read) by every write: Pause takes it whole.
+	gate                sync.RWMutex
 	mu                  sync.Mutex
-	stored              map[string]int // kind/namespace/name: the version its last write stored, -1 unpatched
+	stored              map[string]written // kind/namespace/name: what its last write stored
 	staleness, exempted []time.Duration
+	// Operations counts the targeted writes patched by CREATE (0) and
+	// UPDATE (1), and of them those that carry the UPDATE-only file's
+	// mark.
+	Operations, Updated [2]int
+}
+
+// written is what a write stored: the registry version its answer
+// carried (-1 unpatched), and whether it was an UPDATE.
+type written struct {
+	version int
+	update  bool
 }
 
 // The channels of the tally through the API server.
@@ -40,6 +53,7 @@ const (
 	chUpdate       = "update"
 	chDryUpdate    = "dry-run update"
 	chCreatePlain  = "create, not targeted"
+	chFlood        = "create, flood"
 	chDryPodPlain  = "dry-run create, not targeted"
 	kindDeployment = "Deployment"
 	kindPod        = "Pod"
@@ -48,7 +62,7 @@ const (
 // Run runs workers writers, each taking one token of tokens per write,
 // until ctx ends.
 func (l *Load) Run(ctx context.Context, workers int, tokens <-chan struct{}) {
-	l.stored = map[string]int{}
+	l.stored = map[string]written{}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -71,44 +85,58 @@ func (l *Load) worker(ctx context.Context, w int, tokens <-chan struct{}) {
 			return
 		case <-tokens:
 		}
-		ns := l.Namespaces[(w+n)%len(l.Namespaces)]
-		name := fmt.Sprintf("%d-%d", w, n)
-		switch n % 10 {
-		case 0, 8:
-			l.create(ctx, chDryCreate, deployment(ns, targetPrefix+name), true, true)
-		case 1:
-			if l.create(ctx, chCreate, deployment(ns, targetPrefix+name), true, false) {
-				deployments = append(deployments, ns+"/"+targetPrefix+name)
-			}
-		case 2, 5:
-			channel, dry := chUpdate, n%10 == 5
-			if dry {
-				channel = chDryUpdate
-			}
-			if len(deployments) == 0 {
-				l.create(ctx, chDryCreate, deployment(ns, targetPrefix+name), true, true)
-				continue
-			}
-			ns, name, _ := strings.Cut(deployments[n%len(deployments)], "/")
-			l.update(ctx, channel, &appsv1.Deployment{}, ns, name, dry)
-		case 3:
-			l.create(ctx, chDryCreate, pod(ns, targetPrefix+"p-"+name), true, true)
-		case 4:
-			if l.create(ctx, chCreate, pod(ns, targetPrefix+"p-"+name), true, false) {
-				pods = append(pods, ns+"/"+targetPrefix+"p-"+name)
-			}
-		case 6:
-			if len(pods) == 0 {
-				l.create(ctx, chDryCreate, pod(ns, targetPrefix+"p-"+name), true, true)
-				continue
-			}
-			ns, name, _ := strings.Cut(pods[n%len(pods)], "/")
-			l.update(ctx, chUpdate, &corev1.Pod{}, ns, name, false)
-		case 7:
-			l.create(ctx, chCreatePlain, deployment(ns, plainPrefix+name), false, false)
-		case 9:
-			l.create(ctx, chDryPodPlain, pod(ns, plainPrefix+"p-"+name), false, true)
+		l.gate.RLock()
+		l.write(ctx, w, n, &deployments, &pods)
+		l.gate.RUnlock()
+	}
+}
+
+// Pause waits for the writes under way, and keeps the writers from
+// writing until Resume.
+func (l *Load) Pause() { l.gate.Lock() }
+
+// Resume lets the writers write again.
+func (l *Load) Resume() { l.gate.Unlock() }
+
+// write makes worker w's n-th write.
+func (l *Load) write(ctx context.Context, w, n int, deployments, pods *[]string) {
+	ns := l.Namespaces[(w+n)%len(l.Namespaces)]
+	name := fmt.Sprintf("%d-%d", w, n)
+	switch n % 10 {
+	case 0, 8:
+		l.create(ctx, chDryCreate, deployment(ns, targetPrefix+name), true, true)
+	case 1:
+		if l.create(ctx, chCreate, deployment(ns, targetPrefix+name), true, false) {
+			*deployments = append(*deployments, ns+"/"+targetPrefix+name)
 		}
+	case 2, 5:
+		channel, dry := chUpdate, n%10 == 5
+		if dry {
+			channel = chDryUpdate
+		}
+		if len(*deployments) == 0 {
+			l.create(ctx, chDryCreate, deployment(ns, targetPrefix+name), true, true)
+			return
+		}
+		ns, name, _ := strings.Cut((*deployments)[n%len(*deployments)], "/")
+		l.update(ctx, channel, &appsv1.Deployment{}, ns, name, dry)
+	case 3:
+		l.create(ctx, chDryCreate, pod(ns, targetPrefix+"p-"+name), true, true)
+	case 4:
+		if l.create(ctx, chCreate, pod(ns, targetPrefix+"p-"+name), true, false) {
+			*pods = append(*pods, ns+"/"+targetPrefix+"p-"+name)
+		}
+	case 6:
+		if len(*pods) == 0 {
+			l.create(ctx, chDryCreate, pod(ns, targetPrefix+"p-"+name), true, true)
+			return
+		}
+		ns, name, _ := strings.Cut((*pods)[n%len(*pods)], "/")
+		l.update(ctx, chUpdate, &corev1.Pod{}, ns, name, false)
+	case 7:
+		l.create(ctx, chCreatePlain, deployment(ns, plainPrefix+name), false, false)
+	case 9:
+		l.create(ctx, chDryPodPlain, pod(ns, plainPrefix+"p-"+name), false, true)
 	}
 }
 
@@ -121,7 +149,7 @@ func (l *Load) create(ctx context.Context, channel string, obj client.Object, ta
 	}
 	sent := time.Now()
 	err := l.Client.Create(ctx, obj, opts...)
-	l.judge(ctx, channel, obj, target, !dry, sent, time.Now(), err)
+	l.judge(ctx, channel, obj, target, !dry, false, sent, time.Now(), err)
 	return err == nil && !dry
 }
 
@@ -136,7 +164,7 @@ func (l *Load) update(ctx context.Context, channel string, obj client.Object, ns
 	}
 	labels, annotations := maps.Clone(obj.GetLabels()), maps.Clone(obj.GetAnnotations())
 	delete(labels, parityKey)
-	for _, k := range []string{versionKey, ownerKey, tenantKey} {
+	for _, k := range soakMarks {
 		delete(annotations, k)
 	}
 	if annotations == nil {
@@ -154,13 +182,13 @@ func (l *Load) update(ctx context.Context, channel string, obj client.Object, ns
 	}
 	sent := time.Now()
 	err := l.Client.Update(ctx, obj, opts...)
-	l.judge(ctx, channel, obj, true, !dry, sent, time.Now(), err)
+	l.judge(ctx, channel, obj, true, !dry, true, sent, time.Now(), err)
 }
 
-// judge records the answer to a write of obj sent at sent and answered at
-// answered: the object returned is what the API server stored (or would
-// have).
-func (l *Load) judge(ctx context.Context, channel string, obj client.Object, target, stored bool, sent, answered time.Time, err error) {
+// judge records the answer to a write of obj (an UPDATE when update, else
+// a CREATE) sent at sent and answered at answered: the object returned is
+// what the API server stored (or would have).
+func (l *Load) judge(ctx context.Context, channel string, obj client.Object, target, stored, update bool, sent, answered time.Time, err error) {
 	if err != nil && ctx.Err() != nil {
 		return // the load ended
 	}
@@ -176,13 +204,17 @@ func (l *Load) judge(ctx context.Context, channel string, obj client.Object, tar
 			a.Violation = key + ": " + err.Error()
 		}
 		if stored {
-			l.remember(key, -1)
+			l.remember(key, written{-1, update})
 		}
 	default:
 		v, err := m.Check(obj.GetNamespace(), l.Nonce)
 		if err == nil {
 			err = l.Edits.Check(v, sent, answered, l.MaxStale)
 		}
+		if err == nil {
+			err = m.CheckOperation(update)
+		}
+		l.countOperation(m, v, update)
 		if err != nil {
 			a.Violation = fmt.Sprintf("%s: %v", key, err)
 		} else {
@@ -196,16 +228,34 @@ func (l *Load) judge(ctx context.Context, channel string, obj client.Object, tar
 			l.mu.Unlock()
 		}
 		if stored {
-			l.remember(key, v)
+			l.remember(key, written{v, update})
 		}
 	}
 	l.Tally.Add(a)
 }
 
-func (l *Load) remember(key string, v int) {
+// countOperation counts a targeted write patched (version v), by its
+// operation, and whether it carries the UPDATE-only file's mark.
+func (l *Load) countOperation(m Marks, v int, update bool) {
+	if v < 0 {
+		return
+	}
+	op := 0
+	if update {
+		op = 1
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.stored[key] = v
+	l.Operations[op]++
+	if m.Updated != "" {
+		l.Updated[op]++
+	}
+}
+
+func (l *Load) remember(key string, w written) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stored[key] = w
 }
 
 // Staleness returns, for every answer that carried a good version, how far
@@ -219,8 +269,9 @@ func (l *Load) Staleness() (outside, within []time.Duration) {
 
 // Sweep reads every Deployment and Pod stored in the namespaces and checks
 // it: an object the registry targets carries one version's marks, the
-// version its last write's answer carried; one it does not target
-// carries none. It returns how many objects it checked.
+// version its last write's answer carried, and the UPDATE-only file's
+// mark if that write was an UPDATE; one it does not target carries none.
+// It returns how many objects it checked.
 func (l *Load) Sweep(ctx context.Context) (int, error) {
 	l.mu.Lock()
 	stored := maps.Clone(l.stored)
@@ -254,11 +305,14 @@ func (l *Load) Sweep(ctx context.Context) (int, error) {
 				continue
 			}
 			v, err := m.Check(ns, l.Nonce)
+			if err == nil && known {
+				err = m.CheckOperation(want.update)
+			}
 			switch {
 			case err != nil:
 				l.Tally.Violate("stored %s: %v", key, err)
-			case known && v != want:
-				l.Tally.Violate("stored %s: version %d, its write was answered with %d", key, v, want)
+			case known && v != want.version:
+				l.Tally.Violate("stored %s: version %d, its write was answered with %d", key, v, want.version)
 			}
 		}
 	}

@@ -1,16 +1,20 @@
 // Command soak runs the webhook, as its binary in two replicas with leader
 // election, under mixed load through a real kube-apiserver for a while,
-// and meanwhile: edits the registry every second, restarts the leading
-// replica (the other one takes the lease), holds 20 slow-body connections
-// against the replicas, posts forged reviews straight to them, and cuts
-// them off the API server for 30 s (their watches break, as in a
-// control-plane upgrade, while the API server still calls them). It
-// reports the answers per outcome, their latency, the staleness of the
-// registry they carried, the replicas' resident memory over time, and
-// exits non-zero when an object was admitted unpatched where the registry
-// in force patches it, when the API server refused an answer, when an
-// answer held another namespace's data, or when a replica stopped being
-// ready or did not catch up after the cut.
+// and meanwhile: edits the registry every second (two edits racing every
+// 20 s), restarts the leading replica (the other one takes the lease) and
+// posts reviews straight to it while its registry cannot sync yet, floods
+// it with creates while --events-on-patch records Events, holds 20
+// slow-body connections against the replicas, posts forged reviews
+// straight to them, cuts them off the API server for 30 s (their watches
+// break, as in a control-plane upgrade, while the API server still calls
+// them), and plants a forged entry in the last good store while no
+// replica runs. It reports the answers per outcome, their latency, the
+// staleness of the registry they carried, the replicas' resident memory
+// over time, and exits non-zero when an object was admitted unpatched
+// where the registry in force patches it, when the API server refused an
+// answer, when an answer held another namespace's data, when a replica
+// stopped being ready or did not catch up after the cut, and when one of
+// the properties of the phases above broke.
 //
 //	go run ./test/soak [-duration 10m] [-cut 30s]    (make soak; SOAK_DURATION sets the duration)
 package main
@@ -22,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,6 +52,14 @@ type Config struct {
 	Workers                          int
 	Rate, ForgedRate                 float64
 	Slow                             int
+	// Unsynced: how long the restarted replica may not read the
+	// registry; RaceEvery: how often two edits race.
+	Unsynced, RaceEvery time.Duration
+	// Flood, FloodRate: the flood's length and its creates a second;
+	// EventsRate: --events-on-patch-rate; FloodP99: the most the p99 of
+	// the webhook's own answers may be during the flood.
+	Flood, FloodP99       time.Duration
+	FloodRate, EventsRate float64
 }
 
 func main() {
@@ -70,6 +83,12 @@ func main() {
 	flag.Float64Var(&cfg.Rate, "rate", 20, "writes per second through the API server, at most")
 	flag.Float64Var(&cfg.ForgedRate, "forged-rate", 5, "forged reviews per second")
 	flag.IntVar(&cfg.Slow, "slow", 20, "slow-body connections held against the replicas")
+	flag.DurationVar(&cfg.Unsynced, "unsynced", 5*time.Second, "how long the restarted replica may not read the registry after its launch, while reviews are posted straight to it")
+	flag.DurationVar(&cfg.RaceEvery, "race-every", 20*time.Second, "how often two registry edits race (0: never)")
+	flag.DurationVar(&cfg.Flood, "flood", 20*time.Second, "how long the flood of creates lasts, from 3/8 of the run")
+	flag.Float64Var(&cfg.FloodRate, "flood-rate", 50, "creates per second of the flood, on top of the load")
+	flag.Float64Var(&cfg.EventsRate, "events-rate", 1, "--events-on-patch-rate of the replicas")
+	flag.DurationVar(&cfg.FloodP99, "flood-p99", time.Second, "the most the p99 of the webhook's own answers (posted straight to it) may be during the flood")
 	flag.Parse()
 	if cfg.Cut*2 >= cfg.Duration {
 		fmt.Fprintf(os.Stderr, "soak: -duration %s leaves no room for a %s cut and a restart\n", cfg.Duration, cfg.Cut)
@@ -93,6 +112,26 @@ var namespaces = []string{"soak-a", "soak-b", "soak-c"}
 // registry (issue 22 item 2); a webhook that does not ask for it ignores
 // it.
 const tenantLabel = "kpatch.dev/tenant-registry"
+
+// Soak is one run: what its phases share.
+type Soak struct {
+	Config
+	Cluster  *cluster.Cluster
+	HTTP     *http.Client // trusts the replicas' serving certificate
+	Edits    *Edits
+	Nonce    string
+	Tally    *Tally
+	Replicas []*Replica
+	Load     *Load
+	Link     *Relay
+	Watch    *Watch
+	APILog   *APIServerLog
+	Report   *Report
+	// phase is held by the restart, the cut and the forgery, each of
+	// which takes replicas away or holds them back, and tried by the edit
+	// race, which needs both replicas as they are.
+	phase sync.Mutex
+}
 
 func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	dir, err := os.MkdirTemp("", "kpatch-soak")
@@ -119,11 +158,12 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 		return false, err
 	}
 	defer c.Stop()
-	nonce := newNonce()
-	if err := setup(ctx, c.Client, nonce); err != nil {
+	s := &Soak{Config: cfg, Cluster: c, HTTP: c.HTTPClient(), Nonce: newNonce(), Tally: NewTally(), APILog: apiLog,
+		Report: &Report{Config: cfg, Dir: dir}}
+	if err := setup(ctx, c.Client, s.Nonce); err != nil {
 		return false, err
 	}
-	edits := NewEdits(time.Now())
+	s.Edits = NewEdits(time.Now())
 
 	step("building the webhook")
 	bin, err := c.BuildWebhook()
@@ -135,15 +175,10 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	link, err := NewRelay("127.0.0.1:0", nil, api.Host)
-	if err != nil {
+	if s.Link, err = NewRelay("127.0.0.1:0", nil, api.Host); err != nil {
 		return false, err
 	}
-	defer link.Close()
-	kubeconfig := filepath.Join(dir, "kubeconfig-via-link")
-	if err := writeKubeconfig(c.Kubeconfig, kubeconfig, "https://"+link.Addr); err != nil {
-		return false, err
-	}
+	defer s.Link.Close()
 	// the API server calls the replicas through a relay on the port of the
 	// webhook configuration, as through a Service
 	portA, errA := cluster.FreePort()
@@ -151,33 +186,34 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	if err := errors.Join(errA, errB); err != nil {
 		return false, err
 	}
-	args := []string{"--kubeconfig", kubeconfig, "--leader-elect", "--leader-election-id", "soak", "--last-good-configmap", "soak-last-good",
-		"--operations", "CREATE,UPDATE", "--tenant-registries"}
+	args := []string{"--leader-elect", "--leader-election-id", "soak", "--last-good-configmap", lastGoodStore,
+		"--operations", "CREATE,UPDATE", "--tenant-registries",
+		"--events-on-patch", "--events-on-patch-rate", strconv.FormatFloat(cfg.EventsRate, 'g', -1, 64)}
 	step("starting two replicas")
-	a, err := StartReplica(ctx, c, bin, "a", portA, filepath.Join(dir, "webhook-a.log"), args...)
-	if err != nil {
-		return false, err
+	for i, name := range []string{"a", "b"} {
+		user, kubeconfig, err := replicaUser(ctx, c, name, dir, "https://"+s.Link.Addr)
+		if err != nil {
+			return false, err
+		}
+		r, err := StartReplica(ctx, c, bin, name, user, kubeconfig, []int{portA, portB}[i], filepath.Join(dir, "webhook-"+name+".log"), args...)
+		if err != nil {
+			return false, err
+		}
+		defer r.Stop()
+		s.Replicas = append(s.Replicas, r)
 	}
-	defer a.Stop()
-	b, err := StartReplica(ctx, c, bin, "b", portB, filepath.Join(dir, "webhook-b.log"), args...)
-	if err != nil {
-		return false, err
-	}
-	defer b.Stop()
-	replicas := []*Replica{a, b}
-	front, err := NewRelay(fmt.Sprintf("127.0.0.1:%d", c.Port), func(i int) bool { return replicas[i].Serving() },
+	front, err := NewRelay(fmt.Sprintf("127.0.0.1:%d", c.Port), func(i int) bool { return s.Replicas[i].Serving() },
 		fmt.Sprintf("127.0.0.1:%d", portA), fmt.Sprintf("127.0.0.1:%d", portB))
 	if err != nil {
 		return false, err
 	}
 	defer front.Close()
-	httpClient := c.HTTPClient()
 	if err := waitFor(time.Minute, func() error {
-		if !a.Log.Leading() && !b.Log.Leading() {
+		if !s.Replicas[0].Log.Leading() && !s.Replicas[1].Log.Leading() {
 			return errors.New("no replica leads")
 		}
-		for _, r := range replicas {
-			if v, err := probe(httpClient, r, namespaces[0], nonce); err != nil || v != 0 {
+		for _, r := range s.Replicas {
+			if v, err := probe(s.HTTP, r, namespaces[0], s.Nonce); err != nil || v != 0 {
 				return fmt.Errorf("replica %s answers version %d: %v", r.Name, v, err)
 			}
 		}
@@ -186,8 +222,8 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 		return false, fmt.Errorf("before the load: %w", err)
 	}
 
-	rep := &Report{Config: cfg, Dir: dir, LoadBefore: loadAverage()}
-	tally := NewTally()
+	rep := s.Report
+	rep.LoadBefore = loadAverage()
 	warnings := &Warnings{}
 	loadConfig := rest.CopyConfig(c.Config)
 	loadConfig.WarningHandlerWithContext = warnings
@@ -197,7 +233,7 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	load := &Load{Client: loadClient, Namespaces: namespaces, Nonce: nonce, Edits: edits, Tally: tally, MaxStale: cfg.MaxStale}
+	s.Load = &Load{Client: loadClient, Namespaces: namespaces, Nonce: s.Nonce, Edits: s.Edits, Tally: s.Tally, MaxStale: cfg.MaxStale}
 	slow := &SlowBodies{}
 	step(fmt.Sprintf("soaking for %s", cfg.Duration))
 	loadCtx, stopLoad := context.WithCancel(ctx)
@@ -206,58 +242,63 @@ func run(ctx context.Context, cfg Config) (_ bool, err error) {
 	start := time.Now()
 	rep.Start = start
 	var wg sync.WaitGroup
-	spawn := func(f func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f()
-		}()
-	}
 	tokens := make(chan struct{})
-	spawn(func() { pace(loadCtx, cfg.Rate, tokens) })
-	spawn(func() { rep.EditErrors = edit(loadCtx, c.Client, edits) })
-	spawn(func() { load.Run(loadCtx, cfg.Workers, tokens) })
-	spawn(func() {
-		forge(loadCtx, httpClient, replicas, namespaces, nonce, time.Duration(float64(time.Second)/cfg.ForgedRate), tally)
+	wg.Go(func() { pace(loadCtx, cfg.Rate, tokens) })
+	wg.Go(func() { s.edit(loadCtx) })
+	wg.Go(func() { s.Load.Run(loadCtx, cfg.Workers, tokens) })
+	wg.Go(func() {
+		forge(loadCtx, s.HTTP, s.Replicas, namespaces, s.Nonce, time.Duration(float64(time.Second)/cfg.ForgedRate), s.Tally)
 	})
-	spawn(func() { slow.Hold(loadCtx, cfg.Slow, replicas, c.CAData) })
-	spawn(func() { rep.RSS = sampleRSS(loadCtx, start, 5*time.Second, replicas) })
-	watch := &Watch{Replicas: replicas, Tally: tally}
-	spawn(func() { watch.Run(loadCtx, time.Second) })
+	wg.Go(func() { slow.Hold(loadCtx, cfg.Slow, s.Replicas, c.CAData) })
+	wg.Go(func() { rep.RSS = sampleRSS(loadCtx, start, 5*time.Second, s.Replicas) })
+	s.Watch = &Watch{Replicas: s.Replicas, Tally: s.Tally}
+	wg.Go(func() { s.Watch.Run(loadCtx, time.Second) })
 
-	// a quarter in: restart the leader; the other replica takes the lease
+	// a quarter in: restart the leader, kept from the registry at first;
+	// the other replica takes the lease
 	sleepUntil(ctx, start.Add(cfg.Duration/4))
-	rep.restart(ctx, replicas, tally)
+	s.restart(ctx)
+
+	// three eighths in: a flood of creates, each a Patched Event
+	sleepUntil(ctx, start.Add(cfg.Duration*3/8))
+	s.flood(ctx)
 
 	// half-way: cut the replicas off the API server
 	sleepUntil(ctx, start.Add(cfg.Duration/2))
-	rep.cut(ctx, cfg, link, watch, replicas, edits, httpClient, nonce, tally)
+	s.cut(ctx)
+
+	// three quarters in: plant a forged last good version while no
+	// replica runs
+	sleepUntil(ctx, start.Add(cfg.Duration*3/4))
+	s.forgery(ctx)
 
 	sleepUntil(ctx, start.Add(cfg.Duration))
 	stopLoad()
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
 	rep.LoadAfter = loadAverage()
-	step("checking the stored objects")
-	if rep.Swept, err = load.Sweep(ctx); err != nil {
-		tally.Violate("sweeping the stored objects: %v", err)
+	step("checking the stored objects and the Events")
+	if rep.Swept, err = s.Load.Sweep(ctx); err != nil {
+		s.Tally.Violate("sweeping the stored objects: %v", err)
 	}
-	rep.Versions, _ = edits.Latest()
-	rep.Staleness, rep.CutStaleness = load.Staleness()
+	s.patchEvents(ctx)
+	rep.Versions, _ = s.Edits.Latest()
+	rep.Staleness, rep.CutStaleness = s.Load.Staleness()
+	rep.Operations, rep.Updated = s.Load.Operations, s.Load.Updated
 	rep.Slow = slow
 	rep.Front = front
 	rep.APIRefused, rep.APIUnreachable, rep.APIFailedBefore = apiLog.Failed()
 	rep.APIMetrics = apiServerMetrics(ctx, c)
 	rep.Warnings, rep.WarningCount = warnings.Top(5)
-	for _, r := range replicas {
+	for _, r := range s.Replicas {
 		e, l := r.Log.Terms()
 		rep.Terms = append(rep.Terms, fmt.Sprintf("%s: elected %d, terms ended %d", r.Name, e, l))
 	}
-	rep.CutChecks, rep.ReadyFailures = watch.CutChecks.Load(), watch.Failed.Load()
+	rep.CutChecks, rep.ReadyFailures = s.Watch.CutChecks.Load(), s.Watch.Failed.Load()
 	for _, line := range rep.APIRefused {
-		tally.Violate("the API server refused an answer: %s", line)
+		s.Tally.Violate("the API server refused an answer: %s", line)
 	}
-	ok := rep.Print(os.Stdout, tally)
+	ok := rep.Print(os.Stdout, s.Tally)
 	if ok {
 		keep = false
 	} else {
@@ -284,7 +325,7 @@ func setup(ctx context.Context, c client.Client, nonce string) error {
 	}
 	objs = append(objs, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: registryName, Namespace: cluster.RegistryNamespace, Labels: map[string]string{"kpatch.dev/registry": "true"}},
-		Data:       map[string]string{versionFileKey: versionFile(0), ownerFileKey: ownerFile},
+		Data:       map[string]string{versionFileKey: versionFile(0), ownerFileKey: ownerFile, updateOnlyKey: updateOnlyFile},
 	})
 	for _, o := range objs {
 		if err := c.Create(ctx, o); err != nil {
@@ -295,31 +336,45 @@ func setup(ctx context.Context, c client.Client, nonce string) error {
 }
 
 // edit writes the next version of the registry every second until ctx
-// ends, and returns how many writes failed.
-func edit(ctx context.Context, c client.Client, edits *Edits) int {
-	failed := 0
+// ends; every RaceEvery, when no phase runs and both replicas serve, two
+// edits race instead (race).
+func (s *Soak) edit(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	nextRace := time.Now().Add(s.RaceEvery)
 	for {
 		select {
 		case <-ctx.Done():
-			return failed
+			return
 		case <-tick.C:
 		}
-		var cm corev1.ConfigMap
-		if err := c.Get(ctx, client.ObjectKey{Namespace: cluster.RegistryNamespace, Name: registryName}, &cm); err != nil {
-			failed++
+		if s.RaceEvery > 0 && !time.Now().Before(nextRace) && s.phase.TryLock() {
+			if s.Replicas[0].Serving() && s.Replicas[1].Serving() {
+				s.race(ctx)
+				nextRace = time.Now().Add(s.RaceEvery)
+			}
+			s.phase.Unlock()
 			continue
 		}
-		v := edits.Begin(time.Now())
-		cm.Data[versionFileKey] = versionFile(v)
-		if err := c.Update(ctx, &cm); err != nil {
-			edits.Fail(v)
-			failed++
-			continue
-		}
-		edits.End(v, time.Now())
+		s.editOnce(ctx)
 	}
+}
+
+// editOnce writes the next version of the registry.
+func (s *Soak) editOnce(ctx context.Context) {
+	var cm corev1.ConfigMap
+	if err := s.Cluster.Client.Get(ctx, client.ObjectKey{Namespace: cluster.RegistryNamespace, Name: registryName}, &cm); err != nil {
+		s.Report.EditErrors.Add(1)
+		return
+	}
+	v := s.Edits.Begin(time.Now())
+	cm.Data[versionFileKey] = versionFile(v)
+	if err := s.Cluster.Client.Update(ctx, &cm); err != nil {
+		s.Edits.Fail(v)
+		s.Report.EditErrors.Add(1)
+		return
+	}
+	s.Edits.End(v, time.Now(), cm.ResourceVersion)
 }
 
 // pace puts rate tokens a second into tokens until ctx ends.

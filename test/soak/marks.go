@@ -20,6 +20,15 @@ const (
 	tenantKey  = "soak.kpatch.dev/tenant"
 	// touchKey is what an update changes.
 	touchKey = "soak.kpatch.dev/touch"
+	// updatedKey is what the UPDATE-only file writes: on an UPDATE,
+	// never on a CREATE.
+	updatedKey = "soak.kpatch.dev/updated"
+	// lastGoodKey is what the file of the last good store's forgery
+	// writes: lastGoodGenuine in the versions the registry held,
+	// lastGoodForged in the one planted in the store.
+	lastGoodKey     = "soak.kpatch.dev/last-good"
+	lastGoodGenuine = "genuine"
+	lastGoodForged  = "forged"
 )
 
 // Names: the objects the registry targets, those it does not, and the
@@ -32,6 +41,12 @@ const (
 	registryName   = "soak"
 	versionFileKey = "version.kpatch"
 	ownerFileKey   = "owner.yaml"
+	updateOnlyKey  = "update-only.kpatch"
+	// lastGoodName holds the file lastGoodFileKey of the forgery (its
+	// key in the store: lastGoodName_lastGoodFileKey).
+	lastGoodName    = "soak-lastgood"
+	lastGoodFileKey = "lastgood.kpatch"
+	lastGoodStore   = "soak-last-good"
 )
 
 // parity is the parity label version v writes.
@@ -64,6 +79,18 @@ var ownerFile = fmt.Sprintf(`replacements:
     options: {create: true}
 `, sourceName, targetPrefix, ownerKey)
 
+// updateOnlyFile applies on UPDATE only: it marks the objects the
+// registry targets as updated.
+var updateOnlyFile = fmt.Sprintf("# kpatch:operations: UPDATE\n[deployment.%[1]s*]\nannotations[%[2]s]: \"yes\"\n\n[pod.%[1]s*]\nannotations[%[2]s]: \"yes\"\n", targetPrefix, updatedKey)
+
+// lastGoodFile is the forgery's file, writing mark on the objects the
+// registry targets; brokenFile does not compile.
+func lastGoodFile(mark string) string {
+	return fmt.Sprintf("[deployment.%[1]s*]\nannotations[%[2]s]: %[3]s\n\n[pod.%[1]s*]\nannotations[%[2]s]: %[3]s\n", targetPrefix, lastGoodKey, mark)
+}
+
+const brokenFile = "[deployment." + targetPrefix + "*\nannotations oops\n"
+
 // tenantFile is the file of namespace ns's tenant registry.
 func tenantFile(ns, nonce string) string {
 	return fmt.Sprintf("[deployment.%[1]s*]\nannotations[%[2]s]: %[3]s\n\n[pod.%[1]s*]\nannotations[%[2]s]: %[3]s\n", targetPrefix, tenantKey, tenantMark(ns, nonce))
@@ -79,14 +106,21 @@ func tenantMark(ns, nonce string) string { return "tenant-data-of-" + ns + "-" +
 type Marks struct {
 	Kind                           string // "Deployment" or "Pod"
 	Version, Parity, Owner, Tenant string
+	Updated, LastGood              string
 	Replicas                       int32 // Deployments only
 }
 
 // readMarks reads the marks of an object's labels and annotations.
 func readMarks(kind string, labels, annotations map[string]string, replicas int32) Marks {
 	return Marks{Kind: kind, Version: annotations[versionKey], Parity: labels[parityKey],
-		Owner: annotations[ownerKey], Tenant: annotations[tenantKey], Replicas: replicas}
+		Owner: annotations[ownerKey], Tenant: annotations[tenantKey], Updated: annotations[updatedKey],
+		LastGood: annotations[lastGoodKey], Replicas: replicas}
 }
+
+// soakMarks are the annotations the registry writes, which an update
+// takes off the object first, so that an update the webhook did not patch
+// shows.
+var soakMarks = []string{versionKey, ownerKey, tenantKey, updatedKey, lastGoodKey}
 
 // Patched reports whether the object carries the registry's patch at
 // all (its version).
@@ -121,16 +155,32 @@ func (m Marks) Check(ns, nonce string) (int, error) {
 	if m.Tenant != tenantMark(ns, nonce) {
 		problems = append(problems, fmt.Sprintf("tenant %q", m.Tenant))
 	}
+	if m.LastGood == lastGoodForged {
+		problems = append(problems, "the forged last good version applies")
+	}
 	if problems != nil {
 		return v, fmt.Errorf("version %d with %s", v, strings.Join(problems, ", "))
 	}
 	return v, nil
 }
 
+// CheckOperation returns why an object the registry patched on a CREATE
+// (update false) or an UPDATE does not carry the UPDATE-only file's mark
+// as it should: on every UPDATE, never on a CREATE.
+func (m Marks) CheckOperation(update bool) error {
+	switch {
+	case update && m.Updated != "yes":
+		return fmt.Errorf("the UPDATE-only file did not apply on an UPDATE (%s %q)", updatedKey, m.Updated)
+	case !update && m.Updated != "":
+		return fmt.Errorf("the UPDATE-only file applied on a CREATE (%s %q)", updatedKey, m.Updated)
+	}
+	return nil
+}
+
 // Untouched returns why an object the registry does not target carries
 // its marks, if it does.
 func (m Marks) Untouched() error {
-	if m.Version != "" || m.Parity != "" || m.Owner != "" || m.Tenant != "" {
+	if m.Version != "" || m.Parity != "" || m.Owner != "" || m.Tenant != "" || m.Updated != "" || m.LastGood != "" {
 		return fmt.Errorf("patched though no file targets it: %+v", m)
 	}
 	return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,8 +38,8 @@ func (w *Watch) Run(ctx context.Context, period time.Duration) {
 		}
 		for _, r := range w.Replicas {
 			wh := r.Webhook()
-			if wh == nil {
-				continue
+			if wh == nil || r.starting.Load() {
+				continue // the soak waits for its readiness itself
 			}
 			if !wh.Running() {
 				if !exited[wh] {
@@ -71,25 +70,31 @@ func (w *Watch) Run(ctx context.Context, period time.Duration) {
 }
 
 // restart stops the leading replica, waits for the other one to take the
-// lease (the stopped one releases it), and starts it again. Waiting makes
-// the leader change certain: a replica that came back at once could win
-// the lease again before the other one tried.
-func (rep *Report) restart(ctx context.Context, replicas []*Replica, tally *Tally) {
+// lease (the stopped one releases it), and starts it again, kept from
+// reading the registry for Unsynced after its launch: meanwhile it listens
+// with a registry that cannot sync, and the reviews posted straight to it
+// must be answered 503 (start). Waiting makes the leader change certain: a
+// replica that came back at once could win the lease again before the
+// other one tried.
+func (s *Soak) restart(ctx context.Context) {
+	s.phase.Lock()
+	defer s.phase.Unlock()
+	rep := s.Report
 	var leader, other *Replica
 	_ = waitFor(30*time.Second, func() error {
-		for i, r := range replicas {
+		for i, r := range s.Replicas {
 			if r.Log.Leading() {
-				leader, other = r, replicas[1-i]
+				leader, other = r, s.Replicas[1-i]
 				return nil
 			}
 		}
 		return fmt.Errorf("no replica leads")
 	})
 	if leader == nil {
-		tally.Violate("no replica led before the restart")
-		leader, other = replicas[0], replicas[1]
+		s.Tally.Violate("no replica led before the restart")
+		leader, other = s.Replicas[0], s.Replicas[1]
 	}
-	step("restarting replica " + leader.Name + ", the leader")
+	step("restarting replica " + leader.Name + ", the leader, kept from the registry for " + s.Unsynced.String())
 	t0 := time.Now()
 	rep.RestartAt = t0.Sub(rep.Start)
 	rep.Restarted, rep.NewLeader = leader.Name, other.Name
@@ -102,33 +107,81 @@ func (rep *Report) restart(ctx context.Context, replicas []*Replica, tally *Tall
 		rep.LeaderChange = e.Sub(t0)
 		return nil
 	}); err != nil {
-		tally.Violate("no leader change after the leader stopped: %v", err)
+		s.Tally.Violate("no leader change after the leader stopped: %v", err)
 	}
-	if err := leader.Up(ctx); err != nil {
-		tally.Violate("restarting replica %s: %v", leader.Name, err)
-		return
-	}
+	rep.Restart = s.start(ctx, leader, s.Unsynced)
 	rep.RestartReady = time.Since(t0)
 }
 
-// cut cuts the replicas off the API server for cfg.Cut, probing them
+// start launches r, and posts reviews straight to it from its launch
+// until a second after it is ready (StartProbe); for the first hold after
+// its launch its user may not read the registry (setAccess), so that it
+// listens with a registry that cannot sync, and at least one review must
+// be answered 503.
+func (s *Soak) start(ctx context.Context, r *Replica, hold time.Duration) *StartProbe {
+	c := s.Cluster.Client
+	if hold > 0 {
+		if err := setAccess(ctx, c, r.User, false); err != nil {
+			s.Tally.Violate("keeping replica %s from the registry: %v", r.Name, err)
+			hold = 0
+		}
+	}
+	p := &StartProbe{}
+	launched := time.Now()
+	if err := r.Launch(); err != nil {
+		s.Tally.Violate("starting replica %s: %v", r.Name, err)
+		_ = setAccess(ctx, c, r.User, true)
+		return p
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		p.run(ctx, s.HTTP, r, launched, s.Edits, s.MaxStale, s.Nonce, s.Tally, stop)
+	}()
+	if hold > 0 {
+		sleepUntil(ctx, launched.Add(hold))
+		if err := setAccess(ctx, c, r.User, true); err != nil {
+			s.Tally.Violate("giving replica %s the registry back: %v", r.Name, err)
+		}
+	}
+	err := r.WaitReady(ctx)
+	if err == nil {
+		sleepUntil(ctx, time.Now().Add(time.Second))
+	}
+	close(stop)
+	<-done
+	switch {
+	case err != nil:
+		s.Tally.Violate("starting replica %s: %v", r.Name, err)
+	case p.Patched == 0:
+		s.Tally.Violate("replica %s answered no review posted straight to it with the patch once ready: %s", r.Name, p)
+	case hold > 0 && p.Unsynced == 0:
+		s.Tally.Violate("replica %s answered no review 503 while it could not read the registry: the window was not exercised (%s)", r.Name, p)
+	}
+	return p
+}
+
+// cut cuts the replicas off the API server for Cut, probing them
 // meanwhile, heals the link and waits until both answer with an edit
 // made after it healed.
-func (rep *Report) cut(ctx context.Context, cfg Config, link *Relay, watch *Watch, replicas []*Replica, edits *Edits, client *http.Client, nonce string, tally *Tally) {
-	step(fmt.Sprintf("cutting the replicas off the API server for %s", cfg.Cut))
-	termsBefore := endedTerms(replicas)
+func (s *Soak) cut(ctx context.Context) {
+	s.phase.Lock()
+	defer s.phase.Unlock()
+	rep, tally, edits := s.Report, s.Tally, s.Edits
+	step(fmt.Sprintf("cutting the replicas off the API server for %s", s.Cut))
+	termsBefore := endedTerms(s.Replicas)
 	cutStart := time.Now()
 	rep.CutAt = cutStart.Sub(rep.Start)
 	endExempt := edits.Exempt(cutStart)
-	watch.cutting.Store(true)
-	if err := link.Cut(); err != nil {
+	s.Watch.cutting.Store(true)
+	if err := s.Link.Cut(); err != nil {
 		tally.Violate("cutting the link: %v", err)
 	}
-	rep.CutClosed = link.Closed.Load()
+	rep.CutClosed = s.Link.Closed.Load()
 	rep.CutVersion, _ = edits.Latest()
-	for time.Since(cutStart) < cfg.Cut && ctx.Err() == nil {
-		for _, r := range replicas {
-			v, err := probe(client, r, namespaces[0], nonce)
+	for time.Since(cutStart) < s.Cut && ctx.Err() == nil {
+		for _, r := range s.Replicas {
+			v, err := probe(s.HTTP, r, namespaces[0], s.Nonce)
 			rep.CutProbes++
 			switch {
 			case err != nil:
@@ -141,20 +194,20 @@ func (rep *Report) cut(ctx context.Context, cfg Config, link *Relay, watch *Watc
 		}
 		time.Sleep(time.Second)
 	}
-	if err := link.Heal(); err != nil {
+	if err := s.Link.Heal(); err != nil {
 		tally.Violate("healing the link: %v", err)
 	}
 	healed := time.Now()
-	watch.cutting.Store(false)
-	rep.CutLost = endedTerms(replicas) - termsBefore
+	s.Watch.cutting.Store(false)
+	rep.CutLost = endedTerms(s.Replicas) - termsBefore
 	step("the link is back")
 	var after int
-	err := waitFor(cfg.CatchUp, func() error {
+	err := waitFor(s.CatchUp, func() error {
 		if after = edits.FirstAfter(healed); after < 0 {
 			return fmt.Errorf("no edit written since the link healed")
 		}
-		for _, r := range replicas {
-			if v, err := probe(client, r, namespaces[0], nonce); err != nil || v < after {
+		for _, r := range s.Replicas {
+			if v, err := probe(s.HTTP, r, namespaces[0], s.Nonce); err != nil || v < after {
 				return fmt.Errorf("replica %s answers version %d (%v), want %d or later", r.Name, v, err, after)
 			}
 		}
@@ -163,7 +216,7 @@ func (rep *Report) cut(ctx context.Context, cfg Config, link *Relay, watch *Watc
 	rep.HealVersion = after
 	if err != nil {
 		tally.Violate("after the cut: %v", err)
-		endExempt(healed.Add(cfg.CatchUp))
+		endExempt(healed.Add(s.CatchUp))
 		return
 	}
 	rep.CatchUp = time.Since(healed)

@@ -15,9 +15,11 @@ import (
 )
 
 // Replica is one of the webhook's processes, on a port of its own behind
-// the relay the API server calls. It can be restarted on the same port.
+// the relay the API server calls, as a user of its own of the API server
+// (User). It can be restarted on the same port.
 type Replica struct {
 	Name string
+	User string
 	Port int
 	Log  *ReplicaLog
 
@@ -27,31 +29,92 @@ type Replica struct {
 
 	mu sync.Mutex
 	w  *cluster.Webhook // nil while restarting
+	// token is the path token the replica serves, read once it is ready:
+	// the webhook keeps it in a Secret, the same after a restart.
+	token string
+	// runs are the times each process ran, from its launch to its stop
+	// (zero while it runs).
+	runs []interval
 	// ready is what a Service's endpoints know: the process passed its
-	// readiness check and is not being stopped.
-	ready atomic.Bool
+	// readiness check and is not being stopped. starting: launched, not
+	// ready yet.
+	ready, starting atomic.Bool
 }
 
-// StartReplica starts a webhook process on port, logging to logPath.
-func StartReplica(ctx context.Context, c *cluster.Cluster, bin, name string, port int, logPath string, args ...string) (*Replica, error) {
+// StartReplica starts a webhook process on port, as the API server's user
+// of kubeconfig (user), logging to logPath, and waits until it is ready.
+func StartReplica(ctx context.Context, c *cluster.Cluster, bin, name, user, kubeconfig string, port int, logPath string, args ...string) (*Replica, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	r := &Replica{Name: name, Port: port, Log: &ReplicaLog{f: f, Path: logPath}, c: c, bin: bin, args: args}
-	return r, r.start(ctx)
+	args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	r := &Replica{Name: name, User: user, Port: port, Log: &ReplicaLog{f: f, Path: logPath}, c: c, bin: bin, args: args}
+	return r, r.Up(ctx)
 }
 
-func (r *Replica) start(ctx context.Context) error {
-	w, err := r.c.StartWebhook(ctx, r.bin, r.Port, r.Log, r.args...)
+// Launch starts the process and returns at once: it is not ready, and
+// the relay sends it nothing, until WaitReady.
+func (r *Replica) Launch() error {
+	w, err := r.c.LaunchWebhook(r.bin, r.Port, r.Log, r.args...)
 	if err != nil {
 		return fmt.Errorf("replica %s: %w (log: %s)", r.Name, err, r.Log.Path)
 	}
 	r.mu.Lock()
+	w.PathToken = r.token
 	r.w = w
+	r.runs = append(r.runs, interval{from: time.Now()})
 	r.mu.Unlock()
+	r.starting.Store(true)
+	return nil
+}
+
+// WaitReady waits until the launched process is ready; then the relay
+// sends it connections.
+func (r *Replica) WaitReady(ctx context.Context) error {
+	if err := r.Webhook().WaitReady(ctx); err != nil {
+		r.mu.Lock()
+		r.w = nil // stopped
+		r.mu.Unlock()
+		r.Log.stopped(time.Now())
+		r.ended(time.Now())
+		return fmt.Errorf("replica %s: %w (log: %s)", r.Name, err, r.Log.Path)
+	}
+	w := r.Webhook()
+	if err := r.c.ReadPathToken(ctx, w, r.bin, r.args); err != nil {
+		return fmt.Errorf("replica %s: %w (log: %s)", r.Name, err, r.Log.Path)
+	}
+	r.mu.Lock()
+	r.token = w.PathToken
+	r.mu.Unlock()
+	r.starting.Store(false)
 	r.ready.Store(true)
 	return nil
+}
+
+// ended records that the process running stopped at t.
+func (r *Replica) ended(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.runs); n > 0 && r.runs[n-1].to.IsZero() {
+		r.runs[n-1].to = t
+	}
+}
+
+// Runs returns how long each of the replica's processes ran, the one
+// running until now.
+func (r *Replica) Runs() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []time.Duration
+	for _, run := range r.runs {
+		to := run.to
+		if to.IsZero() {
+			to = time.Now()
+		}
+		out = append(out, to.Sub(run.from))
+	}
+	return out
 }
 
 // Serving reports whether a Service would send the replica requests: it
@@ -75,10 +138,17 @@ func (r *Replica) Down() {
 	r.mu.Unlock()
 	w.Stop()
 	r.Log.stopped(time.Now())
+	r.ended(time.Now())
 }
 
-// Up starts the process again after Down; it returns when it is ready.
-func (r *Replica) Up(ctx context.Context) error { return r.start(ctx) }
+// Up starts the process (again, after Down); it returns when it is
+// ready.
+func (r *Replica) Up(ctx context.Context) error {
+	if err := r.Launch(); err != nil {
+		return err
+	}
+	return r.WaitReady(ctx)
+}
 
 // Stop stops the process.
 func (r *Replica) Stop() {

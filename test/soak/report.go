@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,7 +16,8 @@ type Report struct {
 	Start                 time.Time
 	Elapsed               time.Duration
 	LoadBefore, LoadAfter string
-	Versions, EditErrors  int
+	Versions              int
+	EditErrors            atomic.Int64
 	Staleness             []time.Duration
 	CutStaleness          []time.Duration
 	APIFailedBefore       int
@@ -23,6 +25,15 @@ type Report struct {
 
 	RestartAt, RestartReady, LeaderChange time.Duration
 	Restarted, NewLeader                  string
+	// Restart is what the reviews posted straight to the restarted
+	// replica got, from its launch.
+	Restart *StartProbe
+
+	Races    Races
+	Flooding Flooding
+	Forgery  Forgery
+	// Operations and Updated: Load's.
+	Operations, Updated [2]int
 
 	CutAt, CatchUp                                time.Duration
 	CutClosed                                     int64
@@ -40,10 +51,10 @@ type Report struct {
 // Print writes the report and returns whether the soak passed.
 func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("# make soak SOAK_DURATION=%s    (go run ./test/soak -duration %s -cut %s -rate %g -workers %d -forged-rate %g -slow %d)",
-		rep.Duration, rep.Duration, rep.Cut, rep.Rate, rep.Workers, rep.ForgedRate, rep.Config.Slow)
+	p("# make soak SOAK_DURATION=%s    (go run ./test/soak -duration %s -cut %s -rate %g -workers %d -forged-rate %g -slow %d -unsynced %s -race-every %s -flood %s -flood-rate %g -events-rate %g -flood-p99 %s)",
+		rep.Duration, rep.Duration, rep.Cut, rep.Rate, rep.Workers, rep.ForgedRate, rep.Config.Slow, rep.Unsynced, rep.RaceEvery, rep.Flood, rep.FloodRate, rep.EventsRate, rep.FloodP99)
 	p("%d CPUs, load average %s before and %s after (1, 5, 15 min); %s of load", runtime.NumCPU(), rep.LoadBefore, rep.LoadAfter, rep.Elapsed.Round(time.Second))
-	p("registry: %d versions written, one a second (%d writes failed)", rep.Versions, rep.EditErrors)
+	p("registry: %d versions written, one a second (%d writes failed)", rep.Versions, rep.EditErrors.Load())
 	p("")
 	p("%-30s %8s %10s %7s %7s %8s %9s %9s", "answers", "patched", "unpatched", "denied", "errors", "refused", "p50", "p99")
 	var api []string
@@ -76,8 +87,12 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	if rep.Slow != nil {
 		p("slow-body connections: %d held all along, %d opened in all, %d answered and closed by a replica's read timeout", rep.Config.Slow, rep.Slow.Opened.Load(), rep.Slow.Answered.Load())
 	}
-	p("restart: replica %s (the leader) stopped at %s; replica %s elected %s later; replica %s started again once it was, ready %s after its stop began",
-		rep.Restarted, rep.RestartAt.Round(time.Second), rep.NewLeader, rep.LeaderChange.Round(100*time.Millisecond), rep.Restarted, rep.RestartReady.Round(100*time.Millisecond))
+	p("restart: replica %s (the leader) stopped at %s; replica %s elected %s later; replica %s started again once it was, kept from the registry for its first %s, ready %s after its stop began",
+		rep.Restarted, rep.RestartAt.Round(time.Second), rep.NewLeader, rep.LeaderChange.Round(100*time.Millisecond), rep.Restarted, rep.Unsynced, rep.RestartReady.Round(100*time.Millisecond))
+	if rep.Restart != nil {
+		p("  from its launch until a second after it was ready, %s", rep.Restart)
+	}
+	rep.printPhases(p)
 	p("cut: at %s for %s, %d connections to the API server closed, %d terms of leadership ended; %d of %d reviews posted to the replicas meanwhile answered with the patch of the version they held (%d when the cut began); /readyz checked %d times meanwhile, %d failures in the whole run",
 		rep.CutAt.Round(time.Second), rep.Cut, rep.CutClosed, rep.CutLost, rep.CutAnswered, rep.CutProbes, rep.CutVersion, rep.CutChecks, rep.ReadyFailures)
 	p("after the cut: version %d, the first edit after it healed, answered by both replicas %s after it healed", rep.HealVersion, rep.CatchUp.Round(100*time.Millisecond))
@@ -95,7 +110,7 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 	p("")
 	n, violations := tally.Violations()
 	if n == 0 {
-		p("PASS: nothing admitted unpatched where the registry in force patches it, no answer refused, no answer with another namespace's data, ready throughout")
+		p("PASS: nothing admitted unpatched where the registry in force patches it, no answer refused, no answer with another namespace's data, ready throughout, 503 until synced, the edit races converged, Events within their rate, the UPDATE-only file on UPDATE only, the planted last good version refused")
 		return true
 	}
 	p("FAIL: %d violations", n)
@@ -103,6 +118,28 @@ func (rep *Report) Print(w io.Writer, tally *Tally) bool {
 		p("  %s", v)
 	}
 	return false
+}
+
+// printPhases prints what the edit races, the flood, the UPDATE-only
+// file and the forgery came to.
+func (rep *Report) printPhases(p func(string, ...any)) {
+	r := rep.Races
+	p("edit races: %d, two edits at once each (the one begun first stored last in %d); both replicas answered the version stored last %s after the later write at p50, %s at most; %d creates through the API server after them, each answered with it",
+		r.Raced, r.Reversed, ms(percentile(r.Converged, 50)), ms(percentile(r.Converged, 100)), r.Checked)
+	f := rep.Flooding
+	p("flood: at %s, %d creates in %s on top of the load; the webhook's own answers meanwhile (%d posted straight to it) p50 %s, p99 %s (%d unanswered); %d calls of the API server failed open during it",
+		f.At.Round(time.Second), f.Created, rep.Flood, len(f.Direct), ms(percentile(f.Direct, 50)), ms(percentile(f.Direct, 99)), f.DirectErrors, f.FailedOpen)
+	p("Events (--events-on-patch-rate %g): %d Patched Events recorded in the whole run, at most %d allowed over the replicas' runs, for %d real writes answered with a patch; dropped past the rate by the replicas' last processes: %v",
+		rep.EventsRate, f.Events, f.Bound, f.Writes, f.Dropped)
+	p("UPDATE-only file: on %d of %d updates answered with a patch, on %d of %d creates", rep.Updated[1], rep.Operations[1], rep.Updated[0], rep.Operations[0])
+	g := rep.Forgery
+	p("last good store: at %s, a forged version planted with both replicas stopped (the genuine version's resourceVersion %s and uid kept, its digests right); refused by the replicas that read it (kpatch_last_good_refused_total %v), dropped from the store %s after they were ready; %d reviews posted straight to them after, none answered with it",
+		g.At.Round(time.Second), g.ResourceVersion, g.Refused, g.Dropped.Round(100*time.Millisecond), g.Probed)
+	for i, sp := range g.Starts {
+		if sp != nil {
+			p("  replica %s started again: %s", []string{"a", "b"}[i], sp)
+		}
+	}
 }
 
 // printRSS prints the replicas' resident memory at about twenty times of

@@ -50,16 +50,17 @@ func deploymentReview(uid, claimed, name string, obj []byte) []byte {
 	return b
 }
 
-// statusError is an answer other than 200: no review came back.
+// statusError is an answer other than 200 OK: no review came back.
 type statusError struct {
-	code int
-	body []byte
+	Code int
+	Body string
 }
 
-func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %.200s", e.code, e.body) }
+func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %.200s", e.Code, e.Body) }
 
 // postReview posts a review to the webhook at port, at path (/mutate and
-// its path token, as the API server calls it), and returns its answer.
+// its path token, as the API server calls it), and returns its answer; an
+// answer other than 200 OK is a *statusError.
 func postReview(client *http.Client, port int, path string, body []byte) (*admissionv1.AdmissionResponse, error) {
 	resp, err := client.Post(fmt.Sprintf("https://127.0.0.1:%d%s?timeout=3s", port, path), "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -71,7 +72,7 @@ func postReview(client *http.Client, port int, path string, body []byte) (*admis
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &statusError{resp.StatusCode, b}
+		return nil, &statusError{Code: resp.StatusCode, Body: string(b)}
 	}
 	var got admissionv1.AdmissionReview
 	if err := json.Unmarshal(b, &got); err != nil {

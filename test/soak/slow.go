@@ -44,7 +44,9 @@ func (s *SlowBodies) Hold(ctx context.Context, n int, replicas []*Replica, caDat
 			defer wg.Done()
 			r := replicas[i%len(replicas)]
 			for ctx.Err() == nil {
-				if !s.holdOne(ctx, r, cfg) {
+				// a replica that is not serving (stopped, or starting and
+				// answering 503 at once) is left alone until it is
+				if !r.Serving() || !s.holdOne(ctx, r, cfg) {
 					// restarting: try again shortly
 					select {
 					case <-ctx.Done():

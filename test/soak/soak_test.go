@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,7 +103,7 @@ func TestEditsAllowTheEditRace(t *testing.T) {
 			e.Fail(v)
 			continue
 		}
-		e.End(v, at(float64(i)+0.1))
+		e.End(v, at(float64(i)+0.1), fmt.Sprint(1000+i))
 	}
 	const stale = 5 * time.Second
 	for _, c := range []struct {
@@ -150,6 +153,44 @@ func TestEditsAllowTheEditRace(t *testing.T) {
 	}
 }
 
+// TestEditsOrderARaceAsStored: two versions written at once are in force
+// in the order the API server stored them (their resourceVersions), not in
+// the order they began: the one stored last is the registry in force, and
+// past maxStale the other one is stale, whichever began first.
+func TestEditsOrderARaceAsStored(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	e := NewEdits(at(0))
+	one := e.Begin(at(1))
+	e.End(one, at(1.1), "100")
+	a, b := e.Begin(at(2)), e.Begin(at(2))
+	// b returned first but was stored last
+	e.End(b, at(2.25), "120")
+	e.End(a, at(2.5), "110")
+	if v, when := e.Latest(); v != b || !when.Equal(at(2.25)) {
+		t.Errorf("in force: version %d written at %s, want %d", v, when, b)
+	}
+	const stale = 5 * time.Second
+	if err := e.Check(a, at(3), at(3.1), stale); err != nil {
+		t.Errorf("the version stored first, soon after: %v", err)
+	}
+	if err := e.Check(a, at(9), at(9.1), stale); err == nil {
+		t.Error("the version stored first, past maxStale: not stale")
+	}
+	if err := e.Check(b, at(9), at(9.1), stale); err != nil {
+		t.Errorf("the version stored last, past maxStale: %v", err)
+	}
+	if err := e.Check(one, at(9), at(9.1), stale); err == nil {
+		t.Error("the version before the race, past maxStale: not stale")
+	}
+	if got := e.Staleness(a, at(3)); got != 750*time.Millisecond {
+		t.Errorf("staleness of the version stored first at 3 s: %s", got)
+	}
+	if got := e.Staleness(b, at(3)); got != 0 {
+		t.Errorf("staleness of the version in force: %s", got)
+	}
+}
+
 func TestMarksCheck(t *testing.T) {
 	const nonce = "n0nce"
 	good := func(kind string, v int) Marks {
@@ -173,6 +214,24 @@ func TestMarksCheck(t *testing.T) {
 		if _, err := m.Check("soak-a", nonce); err == nil || errors.Is(err, errNoMarks) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	forged := good(kindPod, 7)
+	forged.LastGood = lastGoodForged
+	if _, err := forged.Check("soak-a", nonce); err == nil {
+		t.Error("the forged last good version's mark passed")
+	}
+	genuine := good(kindPod, 7)
+	genuine.LastGood = lastGoodGenuine
+	if _, err := genuine.Check("soak-a", nonce); err != nil {
+		t.Errorf("the genuine last good version's mark: %v", err)
+	}
+	updated := good(kindDeployment, 7)
+	updated.Updated = "yes"
+	if updated.CheckOperation(true) != nil || updated.CheckOperation(false) == nil || good(kindPod, 7).CheckOperation(true) == nil || good(kindPod, 7).CheckOperation(false) != nil {
+		t.Error("the UPDATE-only file's mark: on every UPDATE, never on a CREATE")
+	}
+	if err := (Marks{Kind: kindDeployment, Updated: "yes"}).Untouched(); err == nil {
+		t.Error("the UPDATE-only file's mark on an object no file targets")
 	}
 	if err := (Marks{Kind: kindDeployment, Replicas: 1}).Untouched(); err != nil {
 		t.Error(err)
@@ -226,10 +285,80 @@ func TestRegistryFilesCompile(t *testing.T) {
 	if _, err := kpatch.ParseAndCompile("tenant.kpatch", []byte(tenantFile("soak-a", "x"))); err != nil {
 		t.Error(err)
 	}
+	p, err := kpatch.ParseAndCompile(updateOnlyKey, []byte(updateOnlyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := p.Operations(); ops != kpatch.OperationUpdate {
+		t.Errorf("the UPDATE-only file applies on %v", ops)
+	}
+	for _, mark := range []string{lastGoodGenuine, lastGoodForged} {
+		if _, err := kpatch.ParseAndCompile(lastGoodFileKey, []byte(lastGoodFile(mark))); err != nil {
+			t.Errorf("%s: %v", mark, err)
+		}
+	}
+	if _, err := kpatch.ParseAndCompile(lastGoodFileKey, []byte(brokenFile)); err == nil {
+		t.Error("the broken file compiles")
+	}
 	if !replacement.IsReplacementsFile([]byte(ownerFile)) {
 		t.Error("the owner file is not a replacements file")
 	}
 	if _, err := replacement.Parse("owner.yaml", []byte(ownerFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestEventBound: a second's worth at each start, then the rate.
+func TestEventBound(t *testing.T) {
+	if got := eventBound(1, []time.Duration{10 * time.Second, 2500 * time.Millisecond}); got != 1+10+1+2 {
+		t.Errorf("rate 1: %d", got)
+	}
+	if got := eventBound(2.5, []time.Duration{4 * time.Second}); got != 3+10 {
+		t.Errorf("rate 2.5: %d", got)
+	}
+}
+
+// TestStartProbeJudge: connections refused, then 503, then patches of a
+// version in force pass; an unpatched 200, a 503 after a patch, a stale
+// version, another status and a torn answer do not.
+func TestStartProbeJudge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := NewEdits(t0)
+	v := e.Begin(t0.Add(time.Second))
+	e.End(v, t0.Add(1100*time.Millisecond), "10")
+	sent := t0.Add(2 * time.Second)
+	refused := &url.Error{Op: "Post", URL: "https://127.0.0.1:1/mutate", Err: syscall.ECONNREFUSED}
+	unsynced := &statusError{Code: http.StatusServiceUnavailable, Body: `{"kind":"Status","message":"kpatch: the registry has not synced yet"}`}
+	judge := func(p *StartProbe, v int, err error) string {
+		return p.judge(v, err, sent, sent.Add(time.Millisecond), t0, e, 500*time.Millisecond)
+	}
+	p := &StartProbe{}
+	for _, a := range []struct {
+		v   int
+		err error
+	}{{-1, refused}, {-1, refused}, {-1, unsynced}, {v, nil}, {v, nil}} {
+		if why := judge(p, a.v, a.err); why != "" {
+			t.Errorf("%d %v: %s", a.v, a.err, why)
+		}
+	}
+	if p.Refused != 2 || p.Unsynced != 1 || p.Patched != 2 || p.FirstPatched != 2001*time.Millisecond {
+		t.Errorf("counted %+v", p)
+	}
+	if why := judge(p, -1, unsynced); why == "" {
+		t.Error("a 503 after a patch")
+	}
+	for name, a := range map[string]struct {
+		v   int
+		err error
+	}{
+		"admitted unpatched":   {-1, errNoMarks},
+		"a stale version":      {0, nil},
+		"another status":       {-1, &statusError{Code: http.StatusInternalServerError, Body: "boom"}},
+		"a torn answer":        {v, errors.New("version 1 with parity \"even\"")},
+		"a 503 of another why": {-1, &statusError{Code: http.StatusServiceUnavailable, Body: "busy"}},
+	} {
+		if why := judge(&StartProbe{}, a.v, a.err); why == "" {
+			t.Errorf("%s passed", name)
+		}
 	}
 }

@@ -65,6 +65,7 @@ type Options struct {
 	MaxFileSize              string
 	MaxCompiledSize          string
 	MaxApplyItems            int
+	ConditionBudget          uint64
 	MaxApplyOutput           string
 	Serving                  ServingOptions
 	Tenancy                  TenancyOptions
@@ -147,6 +148,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LastGoodConfigMap, "last-good-configmap", o.LastGoodConfigMap, "ConfigMap of the registry namespace that keeps the last good version of each registry file, so that every replica applies the same one; it must not carry the registry's label; empty keeps none")
 	fs.IntVar(&o.MaxRegistryFiles, "max-registry-files", o.MaxRegistryFiles, "most patch files the registry applies; the files after them in registry order (ConfigMap name, then key) do not apply; 0: no limit")
 	fs.StringVar(&o.MaxFileSize, "max-file-size", o.MaxFileSize, "largest registry file; a larger content is refused like one that does not compile; 0: no limit")
+	fs.Uint64Var(&o.ConditionBudget, "condition-budget", o.ConditionBudget, "CEL cost units the conditions (# kpatch:when:) of one owner's files may spend together on one object: the registry admin's, and each tenant's, have a budget of their own; past it the owner's files left are not applied, and the object is answered as an internal error (--on-error); 0: the API server's budget of one admission policy (10,000,000)")
 	fs.IntVar(&o.MaxApplyItems, "max-apply-items", o.MaxApplyItems, "most map entries and list items one patch file may visit on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxApplyOutput, "max-apply-output", o.MaxApplyOutput, "most bytes of values one patch file may write on one object; past it the file is not applied to that object, with a warning")
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")

@@ -231,6 +231,7 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		OnError:           s.onError,
 		Metrics:           metrics,
 		Budget:            s.budget,
+		ConditionBudget:   o.ConditionBudget,
 		AnnotateApplied:   o.AnnotateApplied,
 	}
 	if o.EventsOnPatch {

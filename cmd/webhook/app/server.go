@@ -114,13 +114,13 @@ func (o *Options) newWebhookServer(tlsOpts []func(*tls.Config)) *webhookServer {
 	return &webhookServer{Server: webhook.NewServer(opts), mux: mux, opts: opts, serving: o.Serving, clientCAFile: o.ClientCAFile}
 }
 
-// mutateHandler is what serves /mutate: at most --max-in-flight requests
-// at once, each with the API server's deadline, read and answered by the
-// Handler.
+// mutateHandler is what serves /mutate: 503 until the registry has
+// synced, then at most --max-in-flight requests at once, each with the API
+// server's deadline, read and answered by the Handler.
 func (o *Options) mutateHandler(h *admission.Handler) http.Handler {
-	return admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
+	return admission.WithRegistrySynced(admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
 		Webhook: cradmission.Webhook{Handler: h, LogConstructor: admission.LogConstructor},
-	}), o.Serving.MaxInFlight, h.Metrics)
+	}), o.Serving.MaxInFlight, h.Metrics), h.Registry, h.Metrics)
 }
 
 // validationsInFlight bounds the requests to /validate-registry served
@@ -129,7 +129,9 @@ func (o *Options) mutateHandler(h *admission.Handler) http.Handler {
 // never takes the places of admissions.
 const validationsInFlight = 8
 
-// validateHandler is what serves /validate-registry: as /mutate, each
+// validateHandler is what serves /validate-registry: as /mutate, 503
+// until the registry has synced (there is nothing to check an edit
+// against: the validating webhook's failurePolicy decides), then each
 // request with the API server's deadline, read within the same body limit,
 // at most validationsInFlight at once (or --max-in-flight, when lower),
 // checked by the RegistryValidator.
@@ -138,9 +140,9 @@ func (o *Options) validateHandler(v *admission.RegistryValidator, m *metrics.Met
 	if o.Serving.MaxInFlight > 0 {
 		limit = min(limit, o.Serving.MaxInFlight)
 	}
-	return admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
+	return admission.WithRegistrySynced(admission.WithInFlightLimit(admission.WithRequestTimeout(&admission.Webhook{
 		Webhook: cradmission.Webhook{Handler: v, LogConstructor: admission.LogConstructor},
-	}), limit, m)
+	}), limit, m), v.Watcher.Current, m)
 }
 
 // serveReviews registers /mutate and /validate-registry on s, each

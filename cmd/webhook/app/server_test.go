@@ -84,13 +84,7 @@ func startServer(t *testing.T, args ...string) *testServer {
 		OnError: s.onError, Metrics: metrics, Budget: s.budget,
 	})
 	// /validate-registry, over a registry of one good ConfigMap
-	watcher := &admission.Watcher{
-		Client: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: "reg", Namespace: s.namespace, Labels: map[string]string{"kpatch.dev/registry": "true"}},
-			Data:       map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"},
-		}).Build(),
-		Namespace: s.namespace, Selector: s.selector, Metrics: metrics, Log: logr.Discard(),
-	}
+	watcher := registryWatcher(s, metrics)
 	if err := watcher.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +139,18 @@ func (s *testServer) path(base string) string {
 		return base
 	}
 	return base + "/" + s.token
+}
+
+// registryWatcher is the watcher of a registry of one good ConfigMap
+// (replicas: 3 on the Deployment web), not synced yet.
+func registryWatcher(s settings, m *metrics.Metrics) *admission.Watcher {
+	return &admission.Watcher{
+		Client: fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(&corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "reg", Namespace: s.namespace, Labels: map[string]string{"kpatch.dev/registry": "true"}},
+			Data:       map[string]string{"f.kpatch": "[deployment.web]\nreplicas: 3\n"},
+		}).Build(),
+		Namespace: s.namespace, Selector: s.selector, Metrics: m, Log: logr.Discard(),
+	}
 }
 
 // selfSigned is a certificate for localhost and a pool that trusts it.

@@ -19,6 +19,21 @@ import (
 // for a 200, the answer.
 func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.AdmissionResponse) {
 	t.Helper()
+	code, answer := s.postTo(t, s.path(admission.ValidatePath)+"?timeout=10s", validateBody(t, file))
+	if code != http.StatusOK {
+		return code, nil
+	}
+	var out admissionv1.AdmissionReview
+	if err := json.Unmarshal([]byte(answer), &out); err != nil || out.Response == nil {
+		t.Fatalf("answer %.300s: %v", answer, err)
+	}
+	return code, out.Response
+}
+
+// validateBody is the review of a CREATE of the registry ConfigMap
+// edited, holding file.
+func validateBody(t *testing.T, file string) []byte {
+	t.Helper()
 	cm := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"edited","namespace":"kpatch-system","labels":{"kpatch.dev/registry":"true"}},"data":{"scale.kpatch":%q}}`, file)
 	body, err := json.Marshal(admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
@@ -31,15 +46,7 @@ func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.Admi
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, answer := s.postTo(t, s.path(admission.ValidatePath)+"?timeout=10s", body)
-	if code != http.StatusOK {
-		return code, nil
-	}
-	var out admissionv1.AdmissionReview
-	if err := json.Unmarshal([]byte(answer), &out); err != nil || out.Response == nil {
-		t.Fatalf("answer %.300s: %v", answer, err)
-	}
-	return code, out.Response
+	return body
 }
 
 // TestValidateRegistryIsServed: /validate-registry answers over the
