@@ -22,10 +22,16 @@ import (
 // it is counted in kpatch_admission_requests_rejected_total and logged (a
 // line a second at most, with the count of the others), and asks for a
 // sync (the configuration may have been set back, or the token replaced).
-// Requests to other paths are served by next as they are.
+// A request to "/" is refused as one without a token: the API server
+// calls it when a configuration's path was removed. Requests to other
+// paths are served by next as they are.
 func (k *Keeper) Guard(next http.Handler, bases ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		base, rest, guarded := under(path.Clean("/"+r.URL.Path), bases)
+		p := path.Clean("/" + r.URL.Path)
+		base, rest, guarded := under(p, bases)
+		if p == "/" {
+			base, rest, guarded = p, "", true
+		}
 		if !guarded {
 			next.ServeHTTP(w, r)
 			return

@@ -208,40 +208,52 @@ func (k *Keeper) create(ctx context.Context) error {
 
 // writePaths writes the paths that carry token into the
 // MutatingWebhookConfiguration, and into the ValidatingWebhookConfiguration
-// of the same name unless there is none. A patch that fails its test (the
-// configuration changed since it was read) is tried again on a new read.
+// of the same name unless there is none.
 func (k *Keeper) writePaths(ctx context.Context, token string) error {
 	key := types.NamespacedName{Name: k.o.WebhookConfiguration}
-	var err error
-	for range 3 {
-		var mwc admissionregistrationv1.MutatingWebhookConfiguration
-		if err = k.o.Reader.Get(ctx, key, &mwc); err != nil {
-			return fmt.Errorf("reading the MutatingWebhookConfiguration %s: %w", key.Name, err)
+	mutating := func() (client.Object, []admissionregistrationv1.WebhookClientConfig, error) {
+		var c admissionregistrationv1.MutatingWebhookConfiguration
+		if err := k.o.Reader.Get(ctx, key, &c); err != nil {
+			return nil, nil, fmt.Errorf("reading the MutatingWebhookConfiguration %s: %w", key.Name, err)
 		}
-		configs := make([]admissionregistrationv1.WebhookClientConfig, len(mwc.Webhooks))
-		for i := range mwc.Webhooks {
-			configs[i] = mwc.Webhooks[i].ClientConfig
+		configs := make([]admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
+		for i := range c.Webhooks {
+			configs[i] = c.Webhooks[i].ClientConfig
 		}
-		if err = k.patch(ctx, &mwc, configs, k.o.MutatePath, token); !apierrors.IsInvalid(err) {
-			break
-		}
+		return &c, configs, nil
 	}
-	if err != nil {
+	validating := func() (client.Object, []admissionregistrationv1.WebhookClientConfig, error) {
+		var c admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := k.o.Reader.Get(ctx, key, &c); apierrors.IsNotFound(err) {
+			return nil, nil, nil // the registry's validation is not installed
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("reading the ValidatingWebhookConfiguration %s: %w", key.Name, err)
+		}
+		configs := make([]admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
+		for i := range c.Webhooks {
+			configs[i] = c.Webhooks[i].ClientConfig
+		}
+		return &c, configs, nil
+	}
+	if err := k.writePath(ctx, mutating, k.o.MutatePath, token); err != nil {
 		return err
 	}
+	return k.writePath(ctx, validating, k.o.ValidatePath, token)
+}
+
+// writePath patches the paths of the configuration read gives (nothing
+// when it gives none) that do not call base with token. A patch that
+// fails its test (the configuration changed since it was read) is tried
+// again on a new read.
+func (k *Keeper) writePath(ctx context.Context, read func() (client.Object, []admissionregistrationv1.WebhookClientConfig, error), base, token string) error {
+	var err error
 	for range 3 {
-		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
-		if err = k.o.Reader.Get(ctx, key, &vwc); apierrors.IsNotFound(err) {
-			return nil // the registry's validation is not installed
-		} else if err != nil {
-			return fmt.Errorf("reading the ValidatingWebhookConfiguration %s: %w", key.Name, err)
+		obj, configs, rerr := read()
+		if rerr != nil || obj == nil {
+			return rerr
 		}
-		configs := make([]admissionregistrationv1.WebhookClientConfig, len(vwc.Webhooks))
-		for i := range vwc.Webhooks {
-			configs[i] = vwc.Webhooks[i].ClientConfig
-		}
-		if err = k.patch(ctx, &vwc, configs, k.o.ValidatePath, token); !apierrors.IsInvalid(err) {
-			break
+		if err = k.patch(ctx, obj, configs, base, token); !apierrors.IsInvalid(err) {
+			return err
 		}
 	}
 	return err

@@ -379,6 +379,7 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"KpatchInternalErrors":        "kpatch_internal_errors_total",
 		"KpatchRegistryOverLimit":     `max by (limit) (kpatch_registry_over_limit_files{namespace="kpatch-system"}) > 0`,
 		"KpatchLastGoodNotStored":     `max(kpatch_last_good_not_stored_files{namespace="kpatch-system"}) > 0`,
+		"KpatchForgedReviews":         `kpatch_admission_requests_rejected_total{namespace="kpatch-system",reason=~"path-token-missing|path-token-wrong"}`,
 		// the API server's own count of calls it gave up on and admitted
 		"KpatchWebhookFailingOpen": `sum(increase(apiserver_admission_webhook_fail_open_count{name="mutate.kpatch.dev"}[10m])) > 0`,
 	} {

@@ -18,8 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -164,13 +162,7 @@ func TestForgedReviewsReadNothingOfANamespace(t *testing.T) {
 
 	// the API server's registry validation in forged-x: answered, naming
 	// the contested file without its value
-	warnings := &warningLog{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.WarningHandler = warnings
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, warnings := warningClient(t)
 	eventually(t, 30*time.Second, func() error {
 		if err := c.Create(ctx, probe.DeepCopy(), client.DryRunAll); err != nil {
 			return err

@@ -65,6 +65,20 @@ func registryValidation(name, url, label string) *admissionregistrationv1.Valida
 	}
 }
 
+// warningClient is a client of the control plane that keeps the warnings
+// the API server returns.
+func warningClient(t *testing.T) (client.Client, *warningLog) {
+	t.Helper()
+	warnings := &warningLog{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WarningHandler = warnings
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, warnings
+}
+
 func registryCM(name string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster.RegistryNamespace, Labels: map[string]string{"kpatch.dev/registry": "true"}}, Data: data}
 }
@@ -89,13 +103,7 @@ func TestRegistryEditsAreChecked(t *testing.T) {
 			_ = env.Client.Delete(ctx, registryCM(name, nil))
 		}
 	})
-	warnings := &warningLog{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.WarningHandler = warnings
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, warnings := warningClient(t)
 	broken := map[string]string{"ok.kpatch": "[deployment.web]\nlabels.ok: \"yes\"\n", "scale.kpatch": "[deployment.web]\nreplcas: 3\n"}
 	const want = "checked/scale.kpatch:2:1: "
 	// the API server reads a new configuration within a second or so

@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,23 +19,15 @@ import (
 // for a 200, the answer.
 func (s *testServer) validate(t *testing.T, file string) (int, *admissionv1.AdmissionResponse) {
 	t.Helper()
-	resp, err := s.client.Post("https://"+s.addr+s.path(admission.ValidatePath)+"?timeout=10s", "application/json", bytes.NewReader(validateBody(t, file)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, nil
+	code, answer := s.postTo(t, s.path(admission.ValidatePath)+"?timeout=10s", validateBody(t, file))
+	if code != http.StatusOK {
+		return code, nil
 	}
 	var out admissionv1.AdmissionReview
-	if err := json.Unmarshal(answer, &out); err != nil || out.Response == nil {
+	if err := json.Unmarshal([]byte(answer), &out); err != nil || out.Response == nil {
 		t.Fatalf("answer %.300s: %v", answer, err)
 	}
-	return resp.StatusCode, out.Response
+	return code, out.Response
 }
 
 // validateBody is the review of a CREATE of the registry ConfigMap
