@@ -15,8 +15,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"kpatch.dev/kpatch/test/cluster"
@@ -78,13 +76,7 @@ func TestUnsyncedReplicaLeavesItToFailurePolicy(t *testing.T) {
 		t.Fatal("the replica is ready: its registry synced")
 	}
 
-	warnings := &warningRecorder{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.WarningHandler = warnings
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, warnings := warningClient(t)
 	registryCM := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster.RegistryNamespace, Labels: map[string]string{"kpatch.dev/registry": name}},
 		Data: map[string]string{"f.kpatch": "[deployment.web]\nlabels.synced: \"yes\"\n"}}
 	// the validating webhook, failurePolicy Fail: the edit is refused with why
@@ -102,8 +94,8 @@ func TestUnsyncedReplicaLeavesItToFailurePolicy(t *testing.T) {
 	if err := c.Create(ctx, d, client.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
-	if d.Labels["synced"] != "" || strings.Contains(warnings.String(), "kpatch") {
-		t.Errorf("under Ignore: labels %v, warnings %q", d.Labels, warnings.String())
+	if said := strings.Join(warnings.take(), "\n"); d.Labels["synced"] != "" || strings.Contains(said, "kpatch") {
+		t.Errorf("under Ignore: labels %v, warnings %q", d.Labels, said)
 	}
 	// Fail: refused, with why
 	setPolicy(t, o.mwc, admissionregistrationv1.Fail)
