@@ -329,6 +329,7 @@ func TestStartProbeJudge(t *testing.T) {
 	sent := t0.Add(2 * time.Second)
 	refused := &url.Error{Op: "Post", URL: "https://127.0.0.1:1/mutate", Err: syscall.ECONNREFUSED}
 	unsynced := &statusError{Code: http.StatusServiceUnavailable, Body: `{"kind":"Status","message":"kpatch: the registry has not synced yet"}`}
+	noToken := &statusError{Code: http.StatusServiceUnavailable, Body: "kpatch: the webhook has not read its path token yet; retry later"}
 	judge := func(p *StartProbe, v int, err error) string {
 		return p.judge(v, err, sent, sent.Add(time.Millisecond), t0, e, 500*time.Millisecond)
 	}
@@ -336,12 +337,12 @@ func TestStartProbeJudge(t *testing.T) {
 	for _, a := range []struct {
 		v   int
 		err error
-	}{{-1, refused}, {-1, refused}, {-1, unsynced}, {v, nil}, {v, nil}} {
+	}{{-1, refused}, {-1, refused}, {-1, noToken}, {-1, unsynced}, {v, nil}, {v, nil}} {
 		if why := judge(p, a.v, a.err); why != "" {
 			t.Errorf("%d %v: %s", a.v, a.err, why)
 		}
 	}
-	if p.Refused != 2 || p.Unsynced != 1 || p.Patched != 2 || p.FirstPatched != 2001*time.Millisecond {
+	if p.Refused != 2 || p.Unsynced != 2 || p.Patched != 2 || p.FirstPatched != 2001*time.Millisecond {
 		t.Errorf("counted %+v", p)
 	}
 	if why := judge(p, -1, unsynced); why == "" {

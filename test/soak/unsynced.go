@@ -83,11 +83,13 @@ func setAccess(ctx context.Context, c client.Client, user string, on bool) error
 // StartProbe is what reviews posted straight to a replica being started
 // got, whatever its readiness (as through a url: webhook, or endpoints
 // that lag): refused connections before it listens, 503 until its
-// registry has synced, then the patch of a version in force. Anything
+// registry has synced (or, kept from the API server, until it read its
+// path token), then the patch of a version in force. Anything
 // else (an object admitted unpatched with a 200, a 503 after a patch, a
 // stale version, a torn answer) is a violation.
 type StartProbe struct {
-	// Refused: no listener yet; Unsynced: 503, not synced; Patched: the
+	// Refused: no listener yet; Unsynced: 503, not synced (or its path
+	// token not read yet); Patched: the
 	// patch of a version in force; Unpatched: admitted unpatched with a
 	// 200 (a violation); Errors: no answer once it listened.
 	Refused, Unsynced, Patched, Unpatched, Errors int
@@ -137,7 +139,7 @@ func (p *StartProbe) judge(v int, err error, sent, answered, launched time.Time,
 		}
 		p.Patched++
 	case errors.As(err, &status):
-		if status.Code != http.StatusServiceUnavailable || !strings.Contains(status.Body, "the registry has not synced yet") {
+		if status.Code != http.StatusServiceUnavailable || !notReadyYet(status.Body) {
 			return err.Error()
 		}
 		p.Unsynced++
@@ -157,6 +159,13 @@ func (p *StartProbe) judge(v int, err error, sent, answered, launched time.Time,
 	return ""
 }
 
+// notReadyYet reports whether a 503's body is one of a replica that
+// cannot answer yet: its registry has not synced, or it has not read its
+// path token (kept from the API server, it can read neither).
+func notReadyYet(body string) bool {
+	return strings.Contains(body, "the registry has not synced yet") || strings.Contains(body, "has not read its path token yet")
+}
+
 // isTransport reports whether err is the client's: no answer at all.
 func isTransport(err error) bool {
 	var transport *url.Error
@@ -165,6 +174,6 @@ func isTransport(err error) bool {
 
 // String says what the probe saw.
 func (p *StartProbe) String() string {
-	return fmt.Sprintf("%d reviews posted straight to it: %d connections refused (not listening yet), %d answered 503 (not synced), %d with the patch of a version in force (the first %s after its launch), %d admitted unpatched, %d without an answer once it listened",
+	return fmt.Sprintf("%d reviews posted straight to it: %d connections refused (not listening yet), %d answered 503 (not synced, or no path token yet), %d with the patch of a version in force (the first %s after its launch), %d admitted unpatched, %d without an answer once it listened",
 		p.Refused+p.Unsynced+p.Patched+p.Unpatched+p.Errors, p.Refused, p.Unsynced, p.Patched, p.FirstPatched.Round(100*time.Millisecond), p.Unpatched, p.Errors)
 }
