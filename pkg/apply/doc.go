@@ -46,9 +46,10 @@ type File interface {
 	// opts the engine's options the files applied with: the fields it
 	// marks ${required} that nothing set.
 	Required(obj map[string]any, ref *kpatch.ObjectRef, opts kpatch.ApplyOptions) []error
-	// Meta is how the file applies, as its kind and metadata say: the
-	// operations it applies on, audit mode, whether it has conditions,
-	// and whose condition budget it spends. A file that wraps another
+	// Meta is how the file applies, as its kind and metadata say, computed
+	// when it compiled: the operations it applies on, audit mode, whether
+	// it has conditions, whose condition budget it spends, its metadata
+	// (relations, layer, description) and specificity. A file that wraps another
 	// forwards its Meta, changing only what it decides itself (a
 	// tenant's file is its tenant's).
 	Meta() Meta
@@ -59,6 +60,12 @@ type File interface {
 	// other file's conditions delay them. A file without conditions, or
 	// one that does not apply, does nothing.
 	EvalConditions(o *Object)
+	// Enabled reports whether the file applies with the values it is
+	// bound to (its `enabled:` metadata); when it does not, why says so
+	// as people read it ("enabled: false"). err is an `enabled:` that
+	// cannot be evaluated with them. A kind without metadata is always
+	// enabled.
+	Enabled() (on bool, why string, err error)
 }
 
 // Batch is a File kind that reads other objects than the one it applies

@@ -22,4 +22,29 @@ type Meta struct {
 	// for the registry admin's files, the namespace for a tenant's. Each
 	// owner has a budget of its own per object (Admission.CostBudget).
 	Owner string
+	// Metadata are what the file says of itself (`enabled:`,
+	// `requires:`, `conflicts:`, `description:`, `# kpatch:layer:`),
+	// as it compiled; nil for a kind without metadata (a replacements
+	// file), which relates to no file and is always enabled.
+	Metadata *kpatch.Metadata
+	// Specificity ranks the file from the generic to the specific within
+	// its layer: a patch file's targets', a replacements file's selects'.
+	Specificity kpatch.Specificity
+}
+
+// Layer is the layer the file gives itself, and whether it gives one.
+func (m Meta) Layer() (int, bool) {
+	if m.Metadata == nil || !m.Metadata.Layer.Set {
+		return 0, false
+	}
+	return m.Metadata.Layer.Value, true
+}
+
+// Description is what the file says it does, for people; "" when it
+// says nothing.
+func (m Meta) Description() string {
+	if m.Metadata == nil {
+		return ""
+	}
+	return m.Metadata.Description
 }

@@ -59,11 +59,21 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 	return PatchFile{f.Patch.WithVariables(values)}
 }
 
-// Meta is what the patch's metadata say: its operations, its mode, and
-// whether it has conditions. Its owner is the admin: a tenant's file
+// Meta is what the patch's metadata say: its operations, its mode,
+// whether it has conditions, its metadata and specificity. Its owner is the admin: a tenant's file
 // wraps it.
 func (f PatchFile) Meta() Meta {
-	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil}
+	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil,
+		Metadata: f.Patch.Metadata(), Specificity: f.Patch.Specificity()}
+}
+
+// Enabled evaluates the patch's enabled: with its variables.
+func (f PatchFile) Enabled() (bool, string, error) {
+	on, err := f.Patch.Enabled()
+	if err != nil || on {
+		return on, "", err
+	}
+	return false, f.Patch.DisabledReason(), nil
 }
 
 // EvalConditions evaluates the conditions of the patch that concern the

@@ -46,8 +46,14 @@ func (f *ReplacementsFile) Matches(o *Object) bool {
 }
 
 // Meta says that a replacements file applies on every operation, never
-// in audit mode, without conditions.
-func (f *ReplacementsFile) Meta() Meta { return Meta{Operations: kpatch.AllOperations} }
+// in audit mode, without conditions or metadata, ranked by its targets'
+// selects.
+func (f *ReplacementsFile) Meta() Meta {
+	return Meta{Operations: kpatch.AllOperations, Specificity: f.Replacements.Specificity()}
+}
+
+// Enabled is always true: a replacements file has no metadata.
+func (f *ReplacementsFile) Enabled() (bool, string, error) { return true, "", nil }
 
 // EvalConditions does nothing: a replacements file has no conditions.
 func (f *ReplacementsFile) EvalConditions(*Object) {}

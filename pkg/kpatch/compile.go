@@ -19,6 +19,8 @@ type Patch struct {
 	size     int        // see Size
 	conds    []*Condition
 	leave    []bool // the sections left out (Without)
+	// specificity is the file's (Specificity), found when it compiles
+	specificity Specificity
 }
 
 // lazyFacts are what a compiled patch computes on first use.
@@ -118,6 +120,7 @@ func Compile(f *File) (*Patch, error) {
 		return nil, errs
 	}
 	p.size = compiledSize(p)
+	p.specificity = p.leastSpecific()
 	return p, nil
 }
 

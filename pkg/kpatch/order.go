@@ -49,8 +49,12 @@ func patternRank(pattern string, literal bool) Rank {
 // its place among the files of its layer. A file that mixes a generic
 // and a specific header applies, whole, where its generic header does
 // (files are atomic on an object, and their sections keep their order).
-// A file without headers has the zero specificity.
-func (p *Patch) Specificity() Specificity {
+// A file without headers has the zero specificity. It is found once,
+// when the file compiles.
+func (p *Patch) Specificity() Specificity { return p.specificity }
+
+// leastSpecific is the specificity of the file's least specific target.
+func (p *Patch) leastSpecific() Specificity {
 	var out Specificity
 	first := true
 	visit := func(t *Target) {
