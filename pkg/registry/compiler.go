@@ -9,7 +9,6 @@ import (
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // Compiler builds registries from the registry ConfigMaps and the stored
@@ -89,10 +88,9 @@ type version struct {
 	src      string
 	digest   string // of src
 	values   valuesKey
-	file     apply.File                // the version as it applies, nil when it does not compile
-	patch    *kpatch.Patch             // of a patch file
-	params   *fileValues               // how its values depend on the object; nil when they do not
-	repl     *replacement.Replacements // of a replacements file
+	file     apply.File    // the version as it applies, nil when it does not compile
+	patch    *kpatch.Patch // of a patch file
+	params   *fileValues   // how its values depend on the object; nil when they do not
 	err      error
 }
 
@@ -278,7 +276,7 @@ func (b *build) file(cm *corev1.ConfigMap, key string, cv cmValues, counted *boo
 
 // setVersion makes v the version of the file that applies.
 func (f *RegistryFile) setVersion(v *version) {
-	f.File, f.Patch, f.Replacements, f.params = v.file, v.patch, v.repl, v.params
+	f.File, f.Patch, f.params = v.file, v.patch, v.params
 	f.Version = v.digest[:versionLength]
 }
 
@@ -313,16 +311,9 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	if !v.compiled || v.values != vk || v.src != src {
 		b.Compiled++
 		*v = version{compiled: true, src: src, digest: Digest(src), values: vk}
-		if isReplacementsFile(ref.Key, src) {
-			if v.repl, v.err = compileReplacements(ref, src, b.c.Tenancy.kinds()); v.err == nil {
-				// a tenant's reads the sources of its own namespace only
-				v.file = &apply.ReplacementsFile{Replacements: v.repl, Tenant: ref.Namespace != ""}
-			}
-		} else if v.patch, v.params, v.err = b.compile(ref, src, vk, values); v.err == nil {
-			v.file = apply.PatchFile{Patch: v.patch}
-		}
-		if v.file != nil && ref.Namespace != "" {
-			v.file = newTenantFile(v.file, ref.Namespace, b.c.Tenancy.kinds())
+		var c compiledFile
+		if c, v.err = compileFile(&fileSource{ref: ref, src: src, values: b.parsedValues(vk, values), allow: b.c.Tenancy.kinds()}); v.err == nil {
+			v.file, v.patch, v.params = c.file, c.patch, c.params
 		}
 	}
 	if v.err != nil {
@@ -333,9 +324,9 @@ func (b *build) apply(ref FileRef, v *version, src string, vk valuesKey, values 
 	return nil
 }
 
-// compile parses and compiles one file and binds it to its ConfigMap's
-// values, parsed once per build and content.
-func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*kpatch.Patch, *fileValues, error) {
+// parsedValues are the values of vk (whose content is values), parsed
+// once per build and content.
+func (b *build) parsedValues(vk valuesKey, values string) *parsedValues {
 	pv := b.values[vk]
 	if pv == nil {
 		if pv = b.c.values[vk]; pv == nil {
@@ -343,21 +334,7 @@ func (b *build) compile(ref FileRef, src string, vk valuesKey, values string) (*
 		}
 		b.values[vk] = pv
 	}
-	if pv.err != nil {
-		return nil, nil, pv.err
-	}
-	var p *kpatch.Patch
-	var err error
-	if ref.Namespace != "" {
-		p, err = compileTenant(ref, src, b.c.Tenancy.kinds())
-	} else {
-		p, err = kpatch.ParseAndCompile(ref.String(), []byte(src))
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	// an undefined or mistyped variable is a compile problem of the file
-	return pv.bind(p)
+	return pv
 }
 
 // current is the stored form of the current version v of a file: the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -26,7 +27,7 @@ type fileMeta struct {
 // metaLink is another file of a fileMeta's relations.
 type metaLink struct {
 	member int
-	patch  *kpatch.Patch
+	file   apply.File
 }
 
 // relateFiles applies the metadata of the registry's files, which are in
@@ -36,15 +37,16 @@ type metaLink struct {
 // object, and returns the relations (Order: the order the files apply
 // in, indexes into files) and the per-object checks of the files whose enablement, or whose
 // relations' enablement, depends on the object.
-func relateFiles(files []RegistryFile) (*kpatch.Relations, map[*kpatch.Patch]*fileMeta) {
+func relateFiles(files []RegistryFile) (*kpatch.Relations, map[apply.File]*fileMeta) {
 	members := make([]kpatch.Member, len(files))
 	states := make([]kpatch.State, len(files))
 	for i := range files {
 		f := &files[i]
 		// a tenant's names name its own namespace's files (tenant.go)
 		members[i] = kpatch.Member{Scope: f.Ref.Namespace, Group: f.Ref.ConfigMap, Name: kpatch.TrimPatchExtension(f.Ref.Key), File: f.Ref.String()}
-		if f.Patch != nil { // other kinds have no metadata: always enabled
-			members[i].Meta = f.Patch.Metadata()
+		states[i] = kpatch.Enabled
+		if f.File != nil {
+			members[i].Meta = f.File.Meta().Metadata // nil for a kind without: always enabled
 			states[i] = enablement(f)
 		}
 	}
@@ -69,14 +71,14 @@ func relateFiles(files []RegistryFile) (*kpatch.Relations, map[*kpatch.Patch]*fi
 // Unknown when its enabled: reads a value that the object's Namespace
 // (or the object) may set, or a built-in.
 func enablement(f *RegistryFile) kpatch.State {
-	e := f.Patch.Metadata().Enabled
-	if e == nil {
+	md := f.File.Meta().Metadata
+	if md == nil || md.Enabled == nil {
 		return kpatch.Enabled
 	}
-	if f.params != nil && f.params.decides(e) {
+	if f.valuesUnknown && md.Enabled.Value.IsTemplate() || f.params != nil && f.params.decides(md.Enabled) {
 		return kpatch.Unknown
 	}
-	on, err := f.Patch.Enabled()
+	on, _, err := f.File.Enabled()
 	switch {
 	case err != nil:
 		f.refuse(err)
@@ -91,7 +93,7 @@ func enablement(f *RegistryFile) kpatch.State {
 // reads a built-in, or a parameter that annotations may set.
 func (fv *fileValues) decides(e *kpatch.MetaValue) bool {
 	for _, part := range e.Value.Parts {
-		if v := part.Var; v != nil && (v.IsBuiltin() || fv.inputs[v.Path[0]] && fv.pv.schema != nil) {
+		if v := part.Var; v != nil && (v.IsBuiltin() && !fv.pv.given || fv.inputs[v.Path[0]] && fv.pv.schema != nil) {
 			return true
 		}
 	}
@@ -105,36 +107,36 @@ func (f *RegistryFile) refuse(err error) {
 	} else {
 		f.LastGood, f.LastGoodErr = false, err
 	}
-	f.File, f.Patch, f.Replacements, f.params = nil, nil, nil, nil
+	f.File, f.Patch, f.params = nil, nil, nil
 }
 
 // objectChecks returns the per-object checks of the files that apply:
 // a file whose own state is Unknown, or with a requirement of Unknown
 // state, or with an earlier conflicting file that is not disabled when
 // one of the two is Unknown.
-func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.State) map[*kpatch.Patch]*fileMeta {
-	var out map[*kpatch.Patch]*fileMeta
+func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.State) map[apply.File]*fileMeta {
+	var out map[apply.File]*fileMeta
 	for i := range files {
 		f := &files[i]
-		if f.Patch == nil || f.Disabled { // other kinds have no metadata
+		if f.File == nil || f.Disabled || f.File.Meta().Metadata == nil { // a kind without metadata
 			continue
 		}
 		fm := &fileMeta{rel: rel, self: i, dynamic: states[i] == kpatch.Unknown}
 		for _, j := range rel.Requires[i] {
 			if states[j] == kpatch.Unknown {
-				fm.requires = append(fm.requires, metaLink{j, files[j].Patch})
+				fm.requires = append(fm.requires, metaLink{j, files[j].File})
 			}
 		}
 		for _, j := range rel.Conflicts[i] {
 			if rel.Pos(j) < rel.Pos(i) && files[j].File != nil && !files[j].Disabled && (fm.dynamic || states[j] == kpatch.Unknown) {
-				fm.conflicts = append(fm.conflicts, metaLink{j, files[j].Patch})
+				fm.conflicts = append(fm.conflicts, metaLink{j, files[j].File})
 			}
 		}
 		if fm.dynamic || len(fm.requires) > 0 || len(fm.conflicts) > 0 {
 			if out == nil {
-				out = map[*kpatch.Patch]*fileMeta{}
+				out = map[apply.File]*fileMeta{}
 			}
-			out[f.Patch] = fm
+			out[f.File] = fm
 		}
 	}
 	return out
@@ -144,9 +146,9 @@ func objectChecks(rel *kpatch.Relations, files []RegistryFile, states []kpatch.S
 // let it apply there; nil when it is disabled for the object; an error
 // when a requirement is not enabled for the object, or an earlier
 // conflicting file is.
-func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
+func (fm *fileMeta) check(r *Registry, bound apply.File, oc *ObjectContext) (apply.File, error) {
 	if fm.dynamic {
-		on, err := bound.Enabled()
+		on, _, err := bound.Enabled()
 		if err != nil {
 			return nil, objectError(err, oc)
 		}
@@ -155,14 +157,14 @@ func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *ObjectContext) (
 		}
 	}
 	for _, l := range fm.requires {
-		if on, err := r.enabledFor(l.patch, oc); err != nil {
+		if on, err := r.enabledFor(l.file, oc); err != nil {
 			return nil, objectError(fm.rel.RequirementError(fm.self, l.member, fmt.Sprintf("not applied to the object: %v", err)), oc)
 		} else if !on {
 			return nil, objectError(fm.rel.RequirementError(fm.self, l.member, "disabled for the object"), oc)
 		}
 	}
 	for _, l := range fm.conflicts {
-		if on, err := r.enabledFor(l.patch, oc); err == nil && on {
+		if on, err := r.enabledFor(l.file, oc); err == nil && on {
 			return nil, objectError(fm.rel.ConflictError(fm.self, l.member), oc)
 		}
 	}
@@ -171,18 +173,16 @@ func (fm *fileMeta) check(r *Registry, bound *kpatch.Patch, oc *ObjectContext) (
 
 // enabledFor reports whether a file of the registry is enabled for the
 // object.
-func (r *Registry) enabledFor(p *kpatch.Patch, oc *ObjectContext) (bool, error) {
-	if p == nil {
-		return true, nil // a kind without metadata: always enabled
-	}
-	if fv := r.values[p]; fv != nil {
-		bound, err := fv.forObject(r.bound, oc)
+func (r *Registry) enabledFor(f apply.File, oc *ObjectContext) (bool, error) {
+	if fv := r.values[f]; fv != nil {
+		vars, err := fv.forObject(r.bound, oc)
 		if err != nil {
 			return false, err
 		}
-		p = bound
+		f = f.WithValues(vars)
 	}
-	return p.Enabled()
+	on, _, err := f.Enabled()
+	return on, err
 }
 
 // objectError places a metadata problem on the object, as the problems of

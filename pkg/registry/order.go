@@ -36,21 +36,22 @@ func configMapLayer(cm *corev1.ConfigMap) (int, error) {
 
 // orderKey is where a file of the registry applies: its layer (its own
 // layer line, else its ConfigMap's), the specificity of the version that
-// applies, its ConfigMap and key.
-func orderKey(f *RegistryFile, cmLayer int) kpatch.OrderKey {
+// applies (File.Meta), its ConfigMap and key, or, for a file given by
+// path, its position.
+func orderKey(f *RegistryFile, cmLayer, position int) kpatch.OrderKey {
 	key := kpatch.OrderKey{Layer: cmLayer, Source: f.Ref.ConfigMapID(), Key: f.Ref.Key}
+	if f.Ref.Path != "" {
+		key = kpatch.OrderKey{Position: position}
+	}
 	if f.Ref.Namespace != "" {
 		key.Tier = -1 // a tenant's file: before every admin file (tenant.go)
 	}
-	switch {
-	case f.Replacements != nil:
-		// ranked by its targets' selects, as a patch file by its targets
-		key.Specificity = f.Replacements.Specificity()
-	case f.Patch != nil:
-		if l := f.Patch.Layer(); l.Set {
-			key.Layer = l.Value
+	if f.File != nil {
+		m := f.File.Meta()
+		if layer, set := m.Layer(); set {
+			key.Layer = layer
 		}
-		key.Specificity = f.Patch.Specificity()
+		key.Specificity = m.Specificity
 	}
 	return key
 }
@@ -59,7 +60,7 @@ func orderKey(f *RegistryFile, cmLayer int) kpatch.OrderKey {
 // ConfigMaps by name (namespace/name for a tenant's).
 func setOrder(files []RegistryFile, layers map[string]int) {
 	for i := range files {
-		files[i].Order = orderKey(&files[i], layers[files[i].Ref.ConfigMapID()])
+		files[i].Order = orderKey(&files[i], layers[files[i].Ref.ConfigMapID()], i)
 	}
 }
 

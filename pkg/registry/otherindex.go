@@ -4,8 +4,6 @@ import (
 	"slices"
 
 	"kpatch.dev/kpatch/pkg/apply"
-	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // otherIndex holds the files of a registry whose targets are no kpatch
@@ -53,27 +51,4 @@ func (r *Registry) withOthers(own []apply.File, kind, namespace, name string) []
 		}
 	}
 	return r.merged(own, found)
-}
-
-// compileReplacements parses a replacements file; a tenant's is held to
-// its namespace (tenant.go).
-func compileReplacements(ref FileRef, src string, allow *TenantKinds) (*replacement.Replacements, error) {
-	r, err := replacement.Parse(ref.String(), []byte(src))
-	if err != nil {
-		return nil, err
-	}
-	r.SetFieldTypes(kpatch.ReplacementFieldType)
-	if ref.Namespace != "" {
-		if err := tenantSelects(ref, r.HoldToNamespace(ref.Namespace), r.TargetWrites(), allow); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-// isReplacementsFile reports whether a registry file is a replacements
-// file: a YAML file (.yaml, .yml) that is a map whose key is replacements
-// (kustomize's replacements: list, docs/replacements.md).
-func isReplacementsFile(key, src string) bool {
-	return kpatch.IsYAMLFile(key) && replacement.IsReplacementsFile([]byte(src))
 }

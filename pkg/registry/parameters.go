@@ -76,6 +76,11 @@ type parsedValues struct {
 	// one): a Namespace's annotation may give it; the files that read one
 	// are bound for each object.
 	missing map[string]bool
+	// given says that vars are given with the files (CompileFiles), not
+	// read from a ConfigMap: the files are bound to them as they are,
+	// and checked as they apply; built-ins in enabled: are not read
+	// from the object.
+	given bool
 }
 
 // parseValues parses the values context of a ConfigMap (valuesContext).
@@ -142,6 +147,14 @@ func missingOnly(err error, pv *parsedValues) error {
 // nor built-ins: it is the same on every object.
 func (pv *parsedValues) bind(p *kpatch.Patch) (*kpatch.Patch, *fileValues, error) {
 	refs := p.File().References()
+	if pv.given {
+		bound := p.WithVariables(pv.vars)
+		fv := newFileValues(pv, refs, nil)
+		if fv != nil {
+			fv.patch = bound
+		}
+		return bound, fv, nil
+	}
 	fv := newFileValues(pv, refs, conditionParams(p, pv.schema))
 	if pv.schema != nil {
 		if err := undeclared(pv.schema, refs); err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
 // ValuesKey is the ConfigMap key that holds the values: and features: of
@@ -24,18 +23,29 @@ func IsPatchKey(key string) bool {
 	return strings.HasSuffix(key, PatchSuffix) || key != ValuesKey && key != ParametersKey && kpatch.IsYAMLFile(key)
 }
 
-// FileRef names one patch file of the registry: a key of a ConfigMap.
+// FileRef names one patch file of the registry: a key of a ConfigMap, or
+// a file given by path (CompileFiles).
 type FileRef struct {
 	// Namespace is the ConfigMap's namespace for a tenant's file (see
 	// tenant.go); empty for the files of the registry namespace.
 	Namespace string
+	// ConfigMap and Key are the file's ConfigMap and key; for a file
+	// given by path, its directory's name and its base name, as
+	// metadata names it (both empty for standard input).
 	ConfigMap string
 	Key       string
+	// Path is the path of a file given by path, its name in messages;
+	// empty for a ConfigMap's key.
+	Path string
 }
 
 // String formats the reference as configmap/key, or namespace/configmap/key
-// for a tenant's file: the file's name in messages and metrics.
+// for a tenant's file, or the path of a file given by path: the file's
+// name in messages and metrics.
 func (r FileRef) String() string {
+	if r.Path != "" {
+		return r.Path
+	}
 	if r.Namespace != "" {
 		return r.Namespace + "/" + r.ConfigMap + "/" + r.Key
 	}
@@ -44,8 +54,11 @@ func (r FileRef) String() string {
 
 // compare orders references as the limits take files: the registry
 // namespace's first, then the tenants' by namespace; by ConfigMap name,
-// then key.
+// then key. Files given by path are in the order given (0).
 func (r FileRef) compare(o FileRef) int {
+	if r.Path != "" || o.Path != "" {
+		return 0
+	}
 	if (r.Namespace == "") != (o.Namespace == "") {
 		if r.Namespace == "" {
 			return -1
@@ -53,6 +66,15 @@ func (r FileRef) compare(o FileRef) int {
 		return 1
 	}
 	return cmp.Or(strings.Compare(r.Namespace, o.Namespace), strings.Compare(r.ConfigMap, o.ConfigMap), strings.Compare(r.Key, o.Key))
+}
+
+// name is the file's name as its kind is recognised by: its key, or its
+// path.
+func (r FileRef) name() string {
+	if r.Path != "" {
+		return r.Path
+	}
+	return r.Key
 }
 
 // ConfigMapID names the file's ConfigMap: its name, or namespace/name for
@@ -75,7 +97,9 @@ type RegistryFile struct {
 	// refused (LastGood). Nil when no version applies.
 	File apply.File
 	// Patch is File's compiled patch for a patch file (.kpatch or YAML
-	// patch file); nil for another kind, or when no version applies.
+	// patch file), which the analyses of patch files read (conflicts,
+	// lint); nil for another kind, or when no version applies. How the
+	// file applies is File's alone.
 	Patch *kpatch.Patch
 	// Err is why the current content is refused (it does not compile, or
 	// it is beyond a limit), or nil.
@@ -86,9 +110,6 @@ type RegistryFile struct {
 	// either (beyond a limit, or no longer compiling after an upgrade of
 	// the webhook), or nil.
 	LastGoodErr error
-	// Replacements are File's compiled replacements for a replacements
-	// file; nil for another kind, or when no version applies.
-	Replacements *replacement.Replacements
 	// Disabled says that Patch's enabled: metadata is false with its
 	// ConfigMap's values: the file does not apply.
 	Disabled bool
@@ -96,6 +117,9 @@ type RegistryFile struct {
 	Version string
 
 	params *fileValues // how Patch's values depend on the object; nil when they do not
+	// valuesUnknown says that the file's values are not known
+	// (CompileFiles without values)
+	valuesUnknown bool
 }
 
 // Registry is one compiled state of the registry: every file, in
@@ -120,45 +144,36 @@ type Registry struct {
 	// values are the active patch files whose values depend on the
 	// object (per-namespace values, built-ins), with the bindings made so
 	// far.
-	values map[*kpatch.Patch]*fileValues
+	values map[apply.File]*fileValues
 	bound  *boundCache
 	// others indexes the files whose targets are no kpatch targets (a
 	// replacements file's selects); nil when there are none.
 	others *otherIndex
 	// meta are the active patch files whose metadata ask something of
 	// each object (relateFiles).
-	meta map[*kpatch.Patch]*fileMeta
+	meta map[apply.File]*fileMeta
 	// relations are the files' requires: and conflicts:, nil when the
 	// registry was not compiled (NewRegistry).
 	relations *kpatch.Relations
 	// tenantKinds is the allowlist the tenants' files are held to; nil
 	// when the registry was not compiled (NewRegistry).
 	tenantKinds *TenantKinds
+	// patchOf are the compiled patches of the active patch files.
+	patchOf map[apply.File]*kpatch.Patch
 	// versions are the Version of each file that applies, by name.
 	versions map[string]string
 }
 
 // NewRegistry sorts the files by their Order and indexes those that
-// apply by kind, name and namespace. A file given with its Patch or
-// Replacements only applies as a PatchFile or ReplacementsFile.
+// apply by kind, name and namespace.
 func NewRegistry(files []RegistryFile) *Registry {
-	files = inApplyOrder(files)
-	for i := range files {
-		switch f := &files[i]; {
-		case f.File != nil:
-		case f.Patch != nil:
-			f.File = apply.PatchFile{Patch: f.Patch}
-		case f.Replacements != nil:
-			f.File = &apply.ReplacementsFile{Replacements: f.Replacements, Tenant: f.Ref.Namespace != ""}
-		}
-	}
-	return newRegistry(files)
+	return newRegistry(inApplyOrder(files))
 }
 
 // newRegistry indexes the files that apply, which are in the order they
 // apply (inApplyOrder, then requires: metadata, relateFiles).
 func newRegistry(files []RegistryFile) *Registry {
-	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}, versions: map[string]string{}}
+	r := &Registry{files: files, byKind: map[string]*kindIndex{}, order: map[apply.File]int{}, versions: map[string]string{}, patchOf: map[apply.File]*kpatch.Patch{}}
 	for _, f := range files {
 		if f.File == nil || f.Disabled {
 			continue
@@ -169,6 +184,7 @@ func newRegistry(files []RegistryFile) *Registry {
 		if f.Patch != nil {
 			r.patches = append(r.patches, f.Patch)
 			r.keys = append(r.keys, f.Order)
+			r.patchOf[f.File] = f.Patch
 		}
 		r.addValues(f)
 		if f.File.Targets() == nil {
@@ -200,8 +216,8 @@ func (r *Registry) Patches(kind string) []*kpatch.Patch {
 	}
 	out := make([]*kpatch.Patch, 0, len(own))
 	for _, f := range own {
-		if pf, ok := patchFileOf(f); ok {
-			out = append(out, pf.Patch)
+		if p := r.patchOf[f]; p != nil {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -413,20 +413,3 @@ func (t *tenantFile) Meta() apply.Meta {
 func (t *tenantFile) WithValues(values *kpatch.Variables) apply.File {
 	return t.with(t.File.WithValues(values))
 }
-
-// patchFileOf returns the patch file f is, or holds as a tenant's.
-func patchFileOf(f apply.File) (apply.PatchFile, bool) {
-	if t, ok := f.(*tenantFile); ok {
-		f = t.File
-	}
-	pf, ok := f.(apply.PatchFile)
-	return pf, ok
-}
-
-// asHeld returns nf held as f is: a tenant's file if f is one.
-func asHeld(f, nf apply.File) apply.File {
-	if t, ok := f.(*tenantFile); ok {
-		return t.with(nf)
-	}
-	return nf
-}

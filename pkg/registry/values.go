@@ -103,10 +103,10 @@ func ValueAnnotations(m map[string]string) []Annotation {
 	return out
 }
 
-// forObject returns the file bound to its values for the object of oc,
+// forObject returns the values of the file for the object of oc,
 // or an error naming the parameter and the annotation that gave it when
 // a value fails the schema or does not fit the file.
-func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.Patch, error) {
+func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.Variables, error) {
 	var nsBuf, objBuf [8]Annotation // most files read a few parameters: no allocation
 	ns, obj := fv.relevant(nsBuf[:0], oc.nsValues, false), fv.relevant(objBuf[:0], oc.objValues, true)
 	bound := fv.patch
@@ -118,9 +118,9 @@ func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.P
 		bound = b
 	}
 	if !fv.builtins {
-		return bound, nil
+		return bound.Variables(), nil
 	}
-	return bound.WithVariables(bound.Variables().WithBuiltins(&oc.builtins)), nil
+	return bound.Variables().WithBuiltins(&oc.builtins), nil
 }
 
 // sets reports whether the annotation a (of the object when object is
@@ -249,9 +249,9 @@ func (r *Registry) addValues(f RegistryFile) {
 		return
 	}
 	if r.values == nil {
-		r.values, r.bound = map[*kpatch.Patch]*fileValues{}, newBoundCache()
+		r.values, r.bound = map[apply.File]*fileValues{}, newBoundCache()
 	}
-	r.values[f.Patch] = f.params
+	r.values[f.File] = f.params
 }
 
 // objectValueAnnotations returns the text annotations values.kpatch.dev/
@@ -274,40 +274,36 @@ func objectValueAnnotations(ann map[string]any) []Annotation {
 // other kinds read neither); nil when it is disabled for the object, or
 // when f varies by object (VariesByObject) and does not target it.
 func (r *Registry) ForObject(f apply.File, oc *ObjectContext) (apply.File, error) {
-	pf, ok := patchFileOf(f)
-	if !ok {
+	fv, fm := r.values[f], r.meta[f]
+	if fv == nil && fm == nil {
 		return f, nil
 	}
-	if r.values[pf.Patch] == nil && r.meta[pf.Patch] == nil {
-		return f, nil
-	}
-	if !pf.Patch.Targets(&oc.ref) {
+	if !targets(f, &oc.ref) {
 		return nil, nil
 	}
-	bound, err := r.patchForObject(pf.Patch, oc)
-	switch {
-	case err != nil || bound == nil:
-		return nil, err
-	case bound == pf.Patch:
-		return f, nil
-	}
-	return asHeld(f, apply.PatchFile{Patch: bound}), nil
-}
-
-// patchForObject is ForObject of a patch file.
-func (r *Registry) patchForObject(p *kpatch.Patch, oc *ObjectContext) (*kpatch.Patch, error) {
-	bound := p
-	if fv := r.values[p]; fv != nil {
-		b, err := fv.forObject(r.bound, oc)
+	bound := f
+	if fv != nil {
+		vars, err := fv.forObject(r.bound, oc)
 		if err != nil {
 			return nil, err
 		}
-		bound = b
+		bound = f.WithValues(vars)
 	}
-	if fm := r.meta[p]; fm != nil {
+	if fm != nil {
 		return fm.check(r, bound, oc)
 	}
 	return bound, nil
+}
+
+// targets reports whether a target of f (File.Targets) addresses the
+// object ref: only a file with targets has values or metadata.
+func targets(f apply.File, ref *kpatch.ObjectRef) bool {
+	for _, t := range f.Targets() {
+		if t.Matches(ref) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewObjectContext is what the files read about an object of kind
@@ -343,8 +339,7 @@ func (r *Registry) DependsOnObject() bool { return len(r.values) > 0 || len(r.me
 // VariesByObject reports whether the file f of the registry is bound to
 // each object or checks its metadata against it (ForObject).
 func (r *Registry) VariesByObject(f apply.File) bool {
-	pf, ok := patchFileOf(f)
-	return ok && (r.values[pf.Patch] != nil || r.meta[pf.Patch] != nil)
+	return r.values[f] != nil || r.meta[f] != nil
 }
 
 // conditionParams are the parameters that the file's conditions read as

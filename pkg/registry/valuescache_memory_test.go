@@ -23,7 +23,7 @@ var noteConfigMap = configMap("values", map[string]string{
 // noteBinding is the registry of noteConfigMap and a func that binds its
 // file for a Deployment web whose decoded object carries the annotation
 // values.kpatch.dev/note with the value note.
-func noteBinding(t testing.TB) (*Registry, func(note string) (*kpatch.Patch, error)) {
+func noteBinding(t testing.TB) (*Registry, func(note string) (*kpatch.Variables, error)) {
 	t.Helper()
 	var c Compiler
 	reg := c.Build([]corev1.ConfigMap{noteConfigMap}, nil).Registry
@@ -37,7 +37,7 @@ func noteBinding(t testing.TB) (*Registry, func(note string) (*kpatch.Patch, err
 		t.Fatal("note.kpatch does not depend on the object")
 	}
 	ns := namespace("shop", nil)
-	return reg, func(note string) (*kpatch.Patch, error) {
+	return reg, func(note string) (*kpatch.Variables, error) {
 		ref := kpatch.ObjectRef{Kind: "Deployment", Namespace: "shop", Name: "web"}
 		obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"values.kpatch.dev/note": note}}}
 		return fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, nil, obj))
@@ -67,7 +67,7 @@ func TestBoundCacheRetainsNoRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Variables().Values["note"]; got != note {
+	if got := p.Values["note"]; got != note {
 		t.Fatalf("bound to %.20q", got)
 	}
 	if reg.bound.len() != 1 {
@@ -79,7 +79,7 @@ func TestBoundCacheRetainsNoRequest(t *testing.T) {
 	if doc.Value() != nil {
 		t.Error("the values cache keeps the request's document alive")
 	}
-	if p, _ := bind(strings.Repeat("a", 1<<20)); p.Variables().Values["note"] != strings.Repeat("a", 1<<20) {
+	if p, _ := bind(strings.Repeat("a", 1<<20)); p.Values["note"] != strings.Repeat("a", 1<<20) {
 		t.Error("the binding kept is not the value's")
 	}
 	runtime.KeepAlive(p)
@@ -93,7 +93,7 @@ func TestBoundCacheEvictsByBytes(t *testing.T) {
 	reg, bind := noteBinding(t)
 	const n = 96
 	before := heapInUse()
-	var last *kpatch.Patch
+	var last *kpatch.Variables
 	for i := range n {
 		note, _ := requestDocument(1<<20+128, 1<<20, byte('a'+i%26))
 		note = fmt.Sprintf("%03d", i) + note[3:]

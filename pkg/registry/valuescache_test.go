@@ -14,7 +14,7 @@ import (
 // teamBinding is the registry of valuesConfigMap with its file
 // team.kpatch, and a func that binds it for a Deployment web in a
 // Namespace named after its value of team.
-func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Patch, error)) {
+func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Variables, error)) {
 	t.Helper()
 	var c Compiler
 	reg := c.Build([]corev1.ConfigMap{valuesConfigMap}, nil).Registry
@@ -27,7 +27,7 @@ func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Patch, err
 	if fv == nil {
 		t.Fatal("team.kpatch does not depend on the Namespace")
 	}
-	return reg, func(team string) (*kpatch.Patch, error) {
+	return reg, func(team string) (*kpatch.Variables, error) {
 		ns := namespace(team, map[string]string{"values.kpatch.dev/team": team})
 		ref := kpatch.ObjectRef{Kind: "Deployment", Namespace: team, Name: "web"}
 		return fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, ValueAnnotations(ns.Annotations), nil))
@@ -38,7 +38,7 @@ func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Patch, err
 // the least recently used quarter goes, and a binding found since stays.
 func TestBoundCacheBound(t *testing.T) {
 	reg, bind := teamBinding(t)
-	first := map[string]*kpatch.Patch{}
+	first := map[string]*kpatch.Variables{}
 	for i := range BoundCacheSize {
 		team := fmt.Sprintf("t-%d", i)
 		p, err := bind(team)
@@ -113,7 +113,7 @@ func TestBoundCacheConcurrent(t *testing.T) {
 			for i := range 200 {
 				team := fmt.Sprintf("t-%d", (i+g*50)%300)
 				p, err := bind(team)
-				if err != nil || p.Variables().Values["team"] != team {
+				if err != nil || p.Values["team"] != team {
 					t.Errorf("%s: %v %v", team, err, p)
 					return
 				}
