@@ -16,7 +16,6 @@ import (
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
-	"kpatch.dev/kpatch/pkg/parameters"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -221,48 +220,6 @@ func admit(objs []map[string]any, adm *admission, c *admissionCluster, files obj
 	return runs
 }
 
-// builtinFiles are the files of patch files given with -p, each bound
-// for each object to the built-ins of the object and of its Namespace in
-// the input.
-func builtinFiles(fs patchFiles) objectFiles {
-	files := fs.files()
-	reads := make([]bool, len(files))
-	for i, f := range files {
-		if pf, ok := f.(apply.PatchFile); ok {
-			reads[i] = readsBuiltins(pf.Patch)
-		}
-	}
-	return func(_ map[string]any, ref *kpatch.ObjectRef, c *admissionCluster) ([]apply.File, []apply.FileRun) {
-		if !slices.Contains(reads, true) {
-			return files, nil
-		}
-		b := &parameters.Builtins{ObjectName: ref.Name, ObjectNamespace: ref.Namespace}
-		if ns := c.namespaces[ref.Namespace]; ns != nil && ref.Namespace != "" {
-			b.NamespaceLabels, b.NamespaceAnnotations = ns.ns.Labels, ns.ns.Annotations
-		}
-		out := slices.Clone(files)
-		for i, f := range files {
-			if !reads[i] {
-				continue
-			}
-			p := f.(apply.PatchFile).Patch
-			out[i] = apply.PatchFile{Patch: p.WithVariables(p.Variables().WithBuiltins(b))}
-		}
-		return out, nil
-	}
-}
-
-// readsBuiltins reports whether a patch file reads ${object.*} or
-// ${namespace.*}.
-func readsBuiltins(p *kpatch.Patch) bool {
-	for _, r := range p.File().References() {
-		if r.Var.IsBuiltin() {
-			return true
-		}
-	}
-	return false
-}
-
 // registryFiles are the files of a registry as the webhook's handler
 // finds them for an object: those that may target its kind, namespace
 // and name (Registry.Candidates), in registry order, the files whose
@@ -302,22 +259,17 @@ func reportAdmitted(runs []*apply.ObjectRun, found *lint.Findings) {
 	reportWouldApply(runs, found)
 }
 
-// admitManifests applies the files to the objects of m, and the items of
-// Lists, each alone as the webhook admits it (admit), and writes the
-// results back to the documents. The files are those of reg when the run
-// reads a registry, else fs, bound to each object's built-ins. Every
-// problem goes to found, object by object.
-func (fs patchFiles) admitManifests(m *manifest.Set, adm *admission, reg *registry.Registry, found *lint.Findings) {
+// admitManifests applies the registry's files to the objects of m, and
+// the items of Lists, each alone as the webhook admits it (admit), and
+// writes the results back to the documents. Every problem goes to found,
+// object by object.
+func admitManifests(reg *registry.Registry, m *manifest.Set, adm *admission, found *lint.Findings) {
 	var objs []map[string]any
 	for _, d := range m.Docs {
 		objs = append(objs, d.Items()...)
 	}
 	c := newAdmissionCluster(objs, adm, found)
-	files := builtinFiles(fs)
-	if reg != nil {
-		files = registryFiles(reg)
-	}
-	runs := admit(objs, adm, c, files)
+	runs := admit(objs, adm, c, registryFiles(reg))
 	reportAdmitted(runs, found)
 	for _, d := range m.Docs {
 		n := len(d.Items())

@@ -212,7 +212,7 @@ type applyRun struct {
 // could not be read.
 func (r *applyRun) apply() (*manifest.Set, *lint.Findings, error) {
 	found := &lint.Findings{}
-	files, err := r.patches.load(r.src, found)
+	reg, err := r.patches.load(r.src, found)
 	if err != nil || found.Failed() {
 		return nil, found, err
 	}
@@ -226,11 +226,12 @@ func (r *applyRun) apply() (*manifest.Set, *lint.Findings, error) {
 	valid := &schema.Checker{CRDs: r.crds.get}
 	if r.admission != nil {
 		r.admission.valid = valid
-		files.admitManifests(m, r.admission, r.patches.compiled(), found)
+		admitManifests(reg, m, r.admission, found)
 	} else {
-		runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, valid, found)
+		runs := applyStream(reg, m, kpatch.ApplyOptions{Namespace: r.namespace}, r.request, valid, found)
 		reportRequired(runs, found)
 	}
-	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
+	patches, _ := reg.PatchFiles()
+	found.ReportUnmatched(lint.UnmatchedTargets(patches, manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
 	return m, found, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/schema"
 )
 
@@ -15,15 +16,12 @@ import (
 func BenchmarkExplain(b *testing.B) {
 	const objects = 10
 	for _, n := range []int{100, 1000} {
-		var files patchFiles
+		var sources []registry.SourceFile
 		var docs []*manifest.Document
 		for i := range n {
-			p, err := kpatch.ParseAndCompile(fmt.Sprintf("%d.kpatch", i), fmt.Appendf(nil, "[configmap.c%d]\ndata.a: v%d\n", i%objects, i))
-			if err != nil {
-				b.Fatal(err)
-			}
-			files = append(files, patchFile{patch: p})
+			sources = append(sources, registry.SourceFile{Name: fmt.Sprintf("%d.kpatch", i), Data: fmt.Appendf(nil, "[configmap.c%d]\ndata.a: v%d\n", i%objects, i)})
 		}
+		files := registry.CompileFiles(sources, nil)
 		for i := range objects {
 			docs = append(docs, &manifest.Document{Obj: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": fmt.Sprintf("c%d", i)}, "data": map[string]any{"a": "x"}}})

@@ -99,7 +99,7 @@ func (o *explainOptions) run(s streams) error {
 		found.Print(s.err)
 		return orReported(err)
 	}
-	files, err := in.loadAll(src, found)
+	reg, err := in.load(src, found)
 	found.Print(s.err)
 	if err != nil || found.Failed() {
 		return orReported(err)
@@ -118,6 +118,6 @@ func (o *explainOptions) run(s streams) error {
 	report := &explain.Report{}
 	req, _ := o.request.request() // validated
 	valid := &schema.Checker{CRDs: o.crds.get}
-	report.Objects = append(report.Objects, newTracer(m.Docs, kpatch.ApplyOptions{Namespace: o.namespace}, req, valid).trace(files)...)
+	report.Objects = append(report.Objects, newTracer(m.Docs, kpatch.ApplyOptions{Namespace: o.namespace}, req, valid).trace(reg)...)
 	return explain.Write(s.out, report, o.output)
 }

@@ -12,6 +12,7 @@ import (
 	"kpatch.dev/kpatch/pkg/diff"
 	"kpatch.dev/kpatch/pkg/jsonvalue"
 	"kpatch.dev/kpatch/pkg/kpatch"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/schema"
 )
 
@@ -47,21 +48,16 @@ func newTracer(docs []*manifest.Document, opts kpatch.ApplyOptions, req *admissi
 
 // trace runs every file in order and returns the reports of the objects.
 // A disabled file is reported on every object, as applying to none.
-func (t *tracer) trace(files patchFiles) []*explain.ObjectReport {
+func (t *tracer) trace(reg *registry.Registry) []*explain.ObjectReport {
+	files := reg.InOrder()
 	orders := make(map[apply.File]explain.FileOrder, len(files))
 	versions := make(map[apply.File]string, len(files))
 	loop := make([]apply.File, 0, len(files))
-	for i, f := range files {
-		lf := f.file()
-		if lf == nil {
-			continue
-		}
-		ord := explain.FileOrder{File: f.name(), Position: i + 1, Key: &files[i].order}
-		if f.patch != nil {
-			ord.Description = f.patch.Metadata().Description
-		}
-		orders[lf] = ord
-		versions[lf] = f.version
+	for i := range files {
+		f := &files[i]
+		lf := f.StreamFile()
+		orders[lf] = explain.FileOrder{File: lf.Name(), Position: i + 1, Key: &f.Order, Description: lf.Meta().Description()}
+		versions[lf] = f.Version
 		loop = append(loop, lf)
 	}
 	var objs []map[string]any
@@ -158,13 +154,14 @@ func missingRequired(o *explain.ObjectReport, run *apply.ObjectRun, opts kpatch.
 		if fr.Conditions != nil && fr.Conditions.Applied != nil {
 			file = fr.Conditions.Applied // without the sections its conditions left out
 		}
-		pf, ok := file.(apply.PatchFile)
-		if !ok || fr.Result == apply.Failed || fr.Err != nil {
+		if fr.Result == apply.Failed || fr.Err != nil {
 			continue
 		}
-		for _, f := range pf.Patch.MissingFields(run.Out, fr.Ref, opts) {
-			o.MissingRequired = append(o.MissingRequired, &explain.MissingField{
-				Path: f.Path, File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Column})
+		for _, err := range file.Required(run.Out, fr.Ref, opts) {
+			if ae := (*kpatch.ApplyError)(nil); errors.As(err, &ae) && ae.Field != "" {
+				o.MissingRequired = append(o.MissingRequired, &explain.MissingField{
+					Path: ae.Field, File: ae.Pos.File, Line: ae.Pos.Line, Column: ae.Pos.Column})
+			}
 		}
 	}
 }

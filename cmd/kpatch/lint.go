@@ -11,6 +11,7 @@ import (
 	"kpatch.dev/kpatch/internal/varflags"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
+	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/schema"
 )
 
@@ -186,12 +187,13 @@ type lintRun struct {
 // matches their targets against the objects of the manifests, if any. An
 // error is a file that could not be read.
 func (r *lintRun) lint(found *lint.Findings) error {
-	files, err := r.checkPatches(found)
+	reg, err := r.checkPatches(found)
 	if err != nil {
 		return err
 	}
+	patches, _ := reg.PatchFiles()
 	if r.schema != nil {
-		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(files.patches())), found)
+		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(patches)), found)
 	}
 	if len(r.manifests) == 0 {
 		return nil
@@ -206,11 +208,11 @@ func (r *lintRun) lint(found *lint.Findings) error {
 	valid := &schema.Checker{CRDs: r.crds.get}
 	// custom resources are typed by their CRDs, as apply types them
 	opts := kpatch.ApplyOptions{Namespace: r.namespace, Schemas: valid.Schemas()}
-	found.ReportUnmatched(lint.UnmatchedTargets(files.patches(), manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
-	found.ReportUseless(files.patches(), m.Objects(), opts)
-	found.ReportOverwritten(files.patches(), m.Objects(), opts)
+	found.ReportUnmatched(lint.UnmatchedTargets(patches, manifest.ObjectsOf(m.Docs, r.namespace), r.failUnmatched))
+	found.ReportUseless(patches, m.Objects(), opts)
+	found.ReportOverwritten(patches, m.Objects(), opts)
 	applied := &lint.Findings{} // the files' failures on the objects are apply's to report
-	runs := files.apply(m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, valid, applied)
+	runs := applyStream(reg, m, kpatch.ApplyOptions{Namespace: r.namespace}, nil, valid, applied)
 	n := len(applied.List)
 	reportRequired(runs, applied)
 	for i, f := range applied.List {
@@ -223,55 +225,33 @@ func (r *lintRun) lint(found *lint.Findings) error {
 	return nil
 }
 
-// checkPatches loads each file and reports its problems, then the
-// conflicts between the files, in the order apply takes them
-// (patchFiles.ordered). It returns the files that compiled, in that order.
-func (r *lintRun) checkPatches(found *lint.Findings) (patchFiles, error) {
-	var all patchFiles
-	if r.patches.registry != nil {
-		files, err := r.patches.load(r.src, found)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			r.check(f, found)
-		}
-		all = files
+// checkPatches compiles the files (or the registry) and reports, file by
+// file in the order given, their problems and what Patch.Check finds in
+// them, then the conflicts between the files that apply, in the order
+// they apply. It returns the registry.
+func (r *lintRun) checkPatches(found *lint.Findings) (*registry.Registry, error) {
+	reg, err := r.patches.compile(r.src, found)
+	if err != nil {
+		return nil, err
 	}
-	var given patchFiles
-	var broken []string
-	for _, name := range r.patches.files {
-		files, err := loadPatches([]string{name}, r.src, r.patches.vars, found)
-		if err != nil {
-			return nil, err
+	for _, f := range reg.Files() {
+		if f.Err != nil {
+			found.Add(f.Err)
 		}
-		if len(files) == 0 && name != filesource.StdinName {
-			broken = append(broken, name) // standard input has no name to require
+		if f.Patch != nil { // the checks of patch files
+			for _, e := range f.Patch.Check() {
+				found.ReportCheck(e, r.failNotIdempotent)
+			}
 		}
-		for _, f := range files {
-			r.check(f, found)
-		}
-		given = append(given, files...)
 	}
-	related, rel := given.ordered().relations(found, r.patches.vars != nil, broken...)
-	all = append(all, related.enabled()...)
 	// a file that builds on another (requires:) overrides it on purpose
 	var intended kpatch.Intended
-	if rel != nil {
+	if rel := reg.Relations(); rel != nil {
 		intended = rel.BuildsOn
 	}
-	for _, c := range kpatch.FieldConflicts(all.patches(), all.keys(), intended) {
+	patches, keys := reg.PatchFiles()
+	for _, c := range kpatch.FieldConflicts(patches, keys, intended) {
 		found.Add(c)
 	}
-	return all, nil
-}
-
-// check reports what Patch.Check finds in a patch file.
-func (r *lintRun) check(f patchFile, found *lint.Findings) {
-	if f.patch == nil {
-		return
-	}
-	for _, e := range f.patch.Check() {
-		found.ReportCheck(e, r.failNotIdempotent)
-	}
+	return reg, nil
 }

@@ -6,161 +6,46 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
-	"kpatch.dev/kpatch/internal/filesource"
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/internal/manifest"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
-	"kpatch.dev/kpatch/pkg/replacement"
 )
 
-// patchFile is one file of a run, in the order given: a compiled patch
-// file (.kpatch or YAML patch file) or a replacements file, whose
-// replacements run over every object of the input at once.
-type patchFile struct {
-	patch  *kpatch.Patch
-	repl   *replacement.Replacements
-	failed string // the name of a file that did not compile (relate)
-	// disabled says why a patch file whose enabled: metadata is false
-	// does not apply (kpatch.Patch.DisabledReason); "" when it applies.
-	disabled string
-	// order is where a patch file applies (order.go).
-	order kpatch.OrderKey
-	// version names the file's content (registry.Version), as the
-	// webhook's audit annotations name it.
-	version string
-}
-
-// name returns the file's name, as messages give it.
-func (f patchFile) name() string {
-	switch {
-	case f.patch != nil:
-		return f.patch.Name()
-	case f.repl != nil:
-		return f.repl.Name()
-	}
-	return f.failed
-}
-
-// patchFiles are the files of a run, in the order they apply.
-type patchFiles []patchFile
-
-// enabled returns the files that are not disabled, in order.
-func (fs patchFiles) enabled() patchFiles {
-	out := make(patchFiles, 0, len(fs))
-	for _, f := range fs {
-		if f.disabled == "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// patches returns the compiled patch files that are enabled, in order:
-// what conflicts and unmatched targets are about.
-func (fs patchFiles) patches() []*kpatch.Patch {
-	var out []*kpatch.Patch
-	for _, f := range fs {
-		if f.patch != nil && f.disabled == "" {
-			out = append(out, f.patch)
-		}
-	}
-	return out
-}
-
-// loadPatches parses and compiles every file ("-" is standard input, a
-// .kpatch file) and binds it to vars; a YAML file whose only key is
-// replacements is a replacements file. Every problem of a file goes to
-// found; the files that compiled are returned. An error is a file that
-// could not be read.
-func loadPatches(files []string, src filesource.Source, vars *kpatch.Variables, found *lint.Findings) (patchFiles, error) {
-	var out patchFiles
-	for _, path := range files {
-		name, data, err := src.Read(path)
-		if err != nil {
-			return nil, err
-		}
-		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
-			r, err := replacement.Parse(name, data)
-			if err != nil {
-				found.Add(err)
-				continue
-			}
-			r.SetFieldTypes(kpatch.ReplacementFieldType)
-			out = append(out, patchFile{repl: r, version: registry.Version(string(data))})
-			continue
-		}
-		p, err := kpatch.ParseAndCompile(name, data)
-		if err != nil {
-			found.Add(err)
-			continue
-		}
-		out = append(out, patchFile{patch: p.WithVariables(vars), version: registry.Version(string(data))})
-	}
-	return out, nil
-}
-
-// files are the files as the apply loop takes them, in order: each
-// patch file a PatchFile, each replacements file a ReplacementsFile (which
-// runs over every object at once, in a Stream), a disabled file disabled
-// on every object.
-func (fs patchFiles) files() []apply.File {
-	out := make([]apply.File, 0, len(fs))
-	for _, f := range fs {
-		if lf := f.file(); lf != nil {
-			out = append(out, lf)
-		}
-	}
-	return out
-}
-
-// file is the file as the apply loop takes it; nil for one that did not
-// compile.
-func (f patchFile) file() apply.File {
-	switch {
-	case f.repl != nil:
-		return &apply.ReplacementsFile{Replacements: f.repl}
-	case f.patch == nil:
-		return nil
-	case f.disabled != "":
-		return apply.Disabling(apply.PatchFile{Patch: f.patch}, f.disabled, true)
-	}
-	return apply.PatchFile{Patch: f.patch}
-}
-
-// run applies the files to the objects of the documents through the apply
-// loop (apply.Run), as one stream: the objects, and the items of Lists,
-// in input order. A replacements file runs over all of them at once. The
-// conditions read opts.Admission.Request (nil: a CREATE by an unnamed
-// user) and the Namespaces among the objects (admissionOf).
-func (fs patchFiles) run(docs []*manifest.Document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
+// runStream applies the registry's files to the objects of the documents
+// through the apply loop (apply.Run), as one stream: the objects, and
+// the items of Lists, in input order. A replacements file runs over all
+// of them at once. The conditions read opts.Admission.Request (nil: a
+// CREATE by an unnamed user) and the Namespaces among the objects
+// (admissionOf).
+func runStream(reg *registry.Registry, docs []*manifest.Document, opts *apply.Options) ([]map[string]any, []*apply.ObjectRun) {
 	var objs []map[string]any
 	for _, d := range docs {
 		objs = append(objs, d.Items()...)
 	}
 	opts.Stream = true
 	opts.Admission = admissionOf(objs, opts.Admission.Request)
-	runs, _ := apply.Run(context.Background(), objs, fs.files(), opts) // never cancelled
+	runs, _ := apply.Run(context.Background(), objs, reg.Stream(), opts) // never cancelled
 	return objs, runs
 }
 
-// apply runs the files over the objects of m, in order, and writes the
-// results back to the documents. Every failure goes to found, in the
-// order the files meet the objects: a run of patch files on each object
-// in turn, then a replacements file once. A file that fails on an object
-// leaves it untouched, a replacements file that fails leaves every object
-// untouched. req is the request conditions read (nil: a CREATE by an
-// unnamed user); valid holds the results to what the API server accepts:
-// a file whose changes it would refuse is left out of that object. It
-// returns what the files did to each object.
-func (fs patchFiles) apply(m *manifest.Set, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid apply.Validator, found *lint.Findings) []*apply.ObjectRun {
-	objs, runs := fs.run(m.Docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
+// applyStream runs the registry's files over the objects of m, in order,
+// and writes the results back to the documents. Every failure goes to
+// found, in the order the files meet the objects: a run of patch files
+// on each object in turn, then a replacements file once. A file that
+// fails on an object leaves it untouched, a replacements file that fails
+// leaves every object untouched. req is the request conditions read
+// (nil: a CREATE by an unnamed user); valid holds the results to what
+// the API server accepts: a file whose changes it would refuse is left
+// out of that object. It returns what the files did to each object.
+func applyStream(reg *registry.Registry, m *manifest.Set, opts kpatch.ApplyOptions, req *admissionv1.AdmissionRequest, valid apply.Validator, found *lint.Findings) []*apply.ObjectRun {
+	objs, runs := runStream(reg, m.Docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
-		for _, f := range fs {
-			if f.repl != nil {
-				if _, err := f.repl.Apply(nil); err != nil {
+		for _, f := range reg.Stream() {
+			if b, batch := f.(apply.Batch); batch {
+				if _, err := b.ApplyAll(nil, opts); err != nil {
 					found.Add(err)
 				}
 			}

@@ -7,43 +7,45 @@ import (
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// patchInput is where a run's patch files come from: files bound to
-// variables, or, when registry is set, registry ConfigMap manifests.
+// patchInput is where a run's patch files come from, the two sources of
+// a registry: files given by path (-p) bound to variables, or, when
+// registry is set, registry ConfigMap manifests (--registry).
 type patchInput struct {
 	files    []string
 	vars     *kpatch.Variables
 	registry *registryFlags
 }
 
-// load returns the files that compiled and are enabled, in the order
-// they apply (patchFiles.ordered, then requires: metadata moves a file
-// after those it requires); their problems go to found. An error is a
-// file that could not be read.
-func (in *patchInput) load(src filesource.Source, found *lint.Findings) (patchFiles, error) {
-	files, err := in.loadAll(src, found)
-	return files.enabled(), err
+// load compiles the files into a registry, ordered and related as the
+// webhook's are; the problems of its files (compile errors, metadata)
+// go to found, in the order given. An error is a file that could not be
+// read.
+func (in *patchInput) load(src filesource.Source, found *lint.Findings) (*registry.Registry, error) {
+	reg, err := in.compile(src, found)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range reg.Files() {
+		if f.Err != nil {
+			found.Add(f.Err)
+		}
+	}
+	return reg, nil
 }
 
-// loadAll is load, except that the disabled files stay in the order,
-// marked (patchFile.disabled): what explain lists.
-func (in *patchInput) loadAll(src filesource.Source, found *lint.Findings) (patchFiles, error) {
+// compile is load without reporting the problems of the files: found
+// has those of the registry's manifests only.
+func (in *patchInput) compile(src filesource.Source, found *lint.Findings) (*registry.Registry, error) {
 	if in.registry != nil {
 		return in.registry.load(src, found)
 	}
-	files, err := loadPatches(in.files, src, in.vars, found)
-	files = files.ordered()
-	if err != nil || found.Failed() {
-		return files, err // nothing applies: the metadata need not be related
+	files := make([]registry.SourceFile, 0, len(in.files))
+	for _, path := range in.files {
+		name, data, err := src.Read(path)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, registry.SourceFile{Name: name, Data: data, Unnamed: name == filesource.StdinLabel})
 	}
-	out, _ := files.relations(found, true)
-	return out, nil
-}
-
-// compiled is the registry the run's files were loaded from, as the
-// webhook's compiler built it; nil for patch files.
-func (in *patchInput) compiled() *registry.Registry {
-	if in.registry == nil {
-		return nil
-	}
-	return in.registry.built
+	return registry.CompileFiles(files, in.vars), nil
 }

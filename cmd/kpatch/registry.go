@@ -26,9 +26,6 @@ const defaultRegistrySelector = "kpatch.dev/registry=true"
 type registryFlags struct {
 	files    []string
 	selector string
-	// built is the registry load compiled, for a run that finds each
-	// object's files in it as the webhook does (--admission).
-	built *registry.Registry
 }
 
 func (r *registryFlags) register(fs *pflag.FlagSet) {
@@ -42,15 +39,14 @@ var errRegistry = errors.New("invalid registry manifest")
 
 // load reads the registry ConfigMaps and compiles them as the webhook's
 // compiler does (pkg/registry.Compiler), each file bound to its
-// ConfigMap's values, and returns those that apply in the order the
-// webhook applies them: by layer (the label kpatch.dev/layer),
+// ConfigMap's values, ordered by layer (the label kpatch.dev/layer),
 // specificity, ConfigMap name and key, then after the files they
-// require, the disabled ones at their place, marked. The webhook's
-// limits do not apply (they are flags of its deployment), nor does a
-// stored last good version: a file that does not compile is a problem,
-// reported as the webhook reports it (ConfigMap/key:line:column). An
-// error is a file that could not be read.
-func (in *registryFlags) load(src filesource.Source, found *lint.Findings) (patchFiles, error) {
+// require. The webhook's limits do not apply (they are flags of its
+// deployment), nor does a stored last good version: a file that does not
+// compile is a problem, reported as the webhook reports it
+// (ConfigMap/key:line:column). An error is a file that could not be
+// read.
+func (in *registryFlags) load(src filesource.Source, found *lint.Findings) (*registry.Registry, error) {
 	sel, err := labels.Parse(in.selector)
 	if err != nil {
 		return nil, usageErrorf("--registry-selector: %v", err)
@@ -63,25 +59,7 @@ func (in *registryFlags) load(src filesource.Source, found *lint.Findings) (patc
 	if err != nil {
 		return nil, err
 	}
-	build := (&registry.Compiler{}).Build(cms, nil)
-	in.built = build.Registry
-	for _, f := range build.Registry.Files() {
-		if f.Err != nil {
-			found.Add(f.Err)
-		}
-	}
-	var out patchFiles
-	for _, f := range build.Registry.InOrder() {
-		switch {
-		case f.Replacements != nil: // f.Patch is its stand-in
-			out = append(out, patchFile{repl: f.Replacements, order: f.Order, version: f.Version})
-		case f.Disabled:
-			out = append(out, patchFile{patch: f.Patch, order: f.Order, disabled: f.Patch.DisabledReason(), version: f.Version})
-		default:
-			out = append(out, patchFile{patch: f.Patch, order: f.Order, version: f.Version})
-		}
-	}
-	return out, nil
+	return (&registry.Compiler{}).Build(cms, nil).Registry, nil
 }
 
 // registryConfigMaps returns the ConfigMaps of the manifests that the

@@ -11,6 +11,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -66,9 +67,10 @@ func TestUnencodableFileIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	inf = inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})
 	reg := registry.NewRegistry([]registry.RegistryFile{
-		{Ref: registry.FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, Patch: inf.WithVariables(&kpatch.Variables{Values: map[string]any{"x": math.Inf(1)}})},
-		{Ref: registry.FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, Patch: label},
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "a-inf.yaml"}, File: apply.PatchFile{Patch: inf}, Patch: inf},
+		{Ref: registry.FileRef{ConfigMap: "reg", Key: "b-label.kpatch"}, File: apply.PatchFile{Patch: label}, Patch: label},
 	})
 	h := &Handler{Registry: func() *registry.Registry { return reg }, Metrics: metrics.NewMetrics(prometheus.NewRegistry())}
 	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", deploymentJSON))

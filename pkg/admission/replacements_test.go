@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -215,7 +216,10 @@ func TestReplacementsFileCompiles(t *testing.T) {
 	var c registry.Compiler
 	b := c.Build([]corev1.ConfigMap{configMap("reg", map[string]string{"repl.yaml": replFile})}, nil)
 	files := b.Registry.Files()
-	if len(b.Problems) != 0 || len(files) != 1 || files[0].Replacements == nil || files[0].Replacements.Len() != 3 {
+	if len(b.Problems) != 0 || len(files) != 1 {
+		t.Fatalf("problems %v, files %+v", b.Problems, files)
+	}
+	if rf, ok := files[0].File.(*apply.ReplacementsFile); !ok || rf.Replacements.Len() != 3 {
 		t.Fatalf("problems %v, files %+v", b.Problems, files)
 	}
 	broken := strings.Replace(replFile, "fieldPaths: [metadata.labels.team]", "fieldPath: [metadata.labels.team]", 1)
@@ -229,7 +233,7 @@ func TestReplacementsFileCompiles(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 	f := b.Registry.Files()[0]
-	if f.Replacements == nil || f.Replacements.Len() != 3 || f.File == nil {
+	if rf, ok := f.File.(*apply.ReplacementsFile); !ok || rf.Replacements.Len() != 3 {
 		t.Errorf("the last good version does not apply: %+v", f)
 	}
 }

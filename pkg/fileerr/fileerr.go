@@ -89,6 +89,9 @@ type ApplyError struct {
 	Object string // the object, as "Kind namespace/name"
 	Err    error  // the sentinel cause, such as ErrNoMatch
 	Msg    string
+	// Field is the field the problem is about, as a full path, when it
+	// is one field (a ${required} field nothing set); "" otherwise.
+	Field string
 }
 
 // Error formats the error as file:line:column: object: message.

@@ -79,7 +79,7 @@ func (p *Patch) MissingRequired(obj map[string]any, ref *ObjectRef, opts ApplyOp
 	var out []error
 	for _, f := range p.MissingFields(obj, ref, opts) {
 		out = append(out, &ApplyError{
-			Pos: f.Pos, Object: ref.String(), Err: ErrRequired,
+			Pos: f.Pos, Object: ref.String(), Err: ErrRequired, Field: f.Path,
 			Msg: f.Path + " is ${required}: a later layer or the object itself must set it, and nothing did",
 		})
 	}

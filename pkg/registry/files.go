@@ -64,18 +64,10 @@ func (f *RegistryFile) StreamFile() apply.File {
 	return apply.Disabling(f.File, why, true)
 }
 
-// Stream returns the files as a run over a stream of objects takes them,
-// in the order they apply: those that apply, and those disabled at their
-// place (StreamFile).
-func (r *Registry) Stream() []apply.File {
-	out := make([]apply.File, 0, len(r.files))
-	for i := range r.files {
-		if f := r.files[i].StreamFile(); f != nil {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// Stream returns the files that apply, in the order they apply: what a
+// run over a stream of objects (the CLI's) applies. The caller must not
+// modify it.
+func (r *Registry) Stream() []apply.File { return r.active }
 
 // PatchFiles returns the compiled patches of the patch files that apply,
 // in order, and their order keys: what the analyses of patch files read
