@@ -43,12 +43,8 @@ func applyStream(reg *registry.Registry, m *manifest.Set, opts kpatch.ApplyOptio
 	objs, runs := runStream(reg, m.Docs, &apply.Options{ApplyOptions: opts, Admission: apply.Admission{Request: req}, Operation: operationOf(req), Valid: valid})
 	if len(objs) == 0 {
 		// no object to report on: a replacements file's source is missing
-		for _, f := range reg.Stream() {
-			if b, batch := f.(apply.Batch); batch {
-				if _, err := b.ApplyAll(nil, opts); err != nil {
-					found.Add(err)
-				}
-			}
+		for _, err := range apply.EmptyStream(reg.Stream(), opts) {
+			found.Add(err)
 		}
 		return runs
 	}
@@ -76,7 +72,7 @@ func reportFailures(runs []*apply.ObjectRun, found *lint.Findings) {
 		for i, r := range runs {
 			for ; next[i] < len(r.Files); next[i]++ {
 				fr := &r.Files[next[i]]
-				if _, batch := fr.File.(apply.Batch); batch {
+				if fr.Shared {
 					shared = fr
 					next[i]++
 					break

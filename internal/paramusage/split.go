@@ -11,7 +11,7 @@ import (
 	"kpatch.dev/kpatch/internal/lint"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
-	"kpatch.dev/kpatch/pkg/replacement"
+	"kpatch.dev/kpatch/pkg/registry"
 )
 
 // ErrManySchemas is a command line that names more than one parameter
@@ -65,8 +65,8 @@ func ParseTrees(src filesource.Source, files []string, found *lint.Findings) ([]
 		if err != nil {
 			return nil, err
 		}
-		if kpatch.IsYAMLFile(name) && replacement.IsReplacementsFile(data) {
-			continue
+		if registry.KindOf(name, data) != registry.PatchKind {
+			continue // no kpatch syntax tree: no parameter usage
 		}
 		f, err := kpatch.ParseAny(name, data)
 		if err != nil {

@@ -88,8 +88,8 @@ type FileRun struct {
 	// operation (ErrOtherOperation), or which field an UPDATE may not
 	// change an Immutable file changes (*ImmutableError).
 	Err error
-	// Shared says that Err is the failure of a Batch file on all the
-	// objects at once: the same error on each of them.
+	// Shared says that the run is a Batch file's on all the objects of a
+	// Stream at once: its Err, if any, is the same error on each of them.
 	Shared bool
 	// Ref is the object as the file matched it.
 	Ref *kpatch.ObjectRef
@@ -293,6 +293,21 @@ func run(ctx context.Context, objs []map[string]any, files []File, opts *Options
 	return runs, nil
 }
 
+// EmptyStream returns the failures of the Batch files among files on a
+// Stream without objects (a replacements file whose source is missing),
+// which no object's run can report.
+func EmptyStream(files []File, opts kpatch.ApplyOptions) []error {
+	var errs []error
+	for _, f := range files {
+		if b, ok := f.(Batch); ok {
+			if _, err := b.ApplyAll(nil, opts); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
 // applyBatch applies a Batch file to all the objects at once; the files
 // after it match the objects as it leaves them.
 func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
@@ -302,11 +317,11 @@ func applyBatch(b Batch, objects []*Object, runs []*ObjectRun, opts *Options) {
 	}
 	out, err := b.ApplyAll(cur, opts.ApplyOptions)
 	for i, o := range objects {
-		fr := FileRun{File: b, Ref: o.ref}
+		fr := FileRun{File: b, Ref: o.ref, Shared: true}
 		after := cur[i]
 		switch {
 		case err != nil:
-			fr.Result, fr.Err, fr.Shared = Failed, err, true
+			fr.Result, fr.Err = Failed, err
 		case jsonvalue.Equal(cur[i], out[i]):
 			fr.Result = Unchanged
 		default:

@@ -60,11 +60,18 @@ var Kinds = []Kind{
 	},
 	{
 		// a .kpatch file, or any other YAML file: a YAML patch file
-		Name:       "patch",
+		Name:       PatchKind,
 		recognizes: func(string, string) bool { return true },
 		compile:    compilePatch,
 	},
 }
+
+// KindOf names the kind of the file named name with content src
+// (Kind.Name).
+func KindOf(name string, src []byte) string { return kindOf(name, string(src)).Name }
+
+// PatchKind is the name of the kind of .kpatch and YAML patch files.
+const PatchKind = "patch"
 
 // kindOf is the kind of the file named name with content src.
 func kindOf(name, src string) *Kind {
