@@ -238,8 +238,8 @@ func (r *lintRun) checkPatches(found *lint.Findings) (*registry.Registry, error)
 		if f.Err != nil {
 			found.Add(f.Err)
 		}
-		if f.Patch != nil { // the checks of patch files
-			for _, e := range f.Patch.Check() {
+		if f.File != nil {
+			for _, e := range f.File.Check() {
 				found.ReportCheck(e, r.failNotIdempotent)
 			}
 		}

@@ -255,8 +255,8 @@ func findEdit(c *registry.Compiler, reg, held *registry.Registry, cm *corev1.Con
 			e.own[f.Ref.String()] = true
 			if f.Err != nil {
 				report(&found, f.Err, "")
-			} else if f.Patch != nil {
-				for _, err := range f.Patch.Check() {
+			} else if f.File != nil {
+				for _, err := range f.File.Check() {
 					found.ReportCheck(err, false)
 				}
 			}

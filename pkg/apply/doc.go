@@ -66,6 +66,12 @@ type File interface {
 	// cannot be evaluated with them. A kind without metadata is always
 	// enabled.
 	Enabled() (on bool, why string, err error)
+	// Check reports, without an object, what compiling the file leaves
+	// open (kpatch lint, /validate-registry): a value its variables give
+	// that cannot apply, and, as warnings that wrap
+	// kpatch.ErrNotIdempotent, what changes an object again each time the
+	// file runs. A kind with nothing to check returns nil.
+	Check() []error
 }
 
 // Batch is a File kind that reads other objects than the one it applies

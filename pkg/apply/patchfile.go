@@ -67,6 +67,9 @@ func (f PatchFile) Meta() Meta {
 		Metadata: f.Patch.Metadata(), Specificity: f.Patch.Specificity()}
 }
 
+// Check is what Patch.Check finds in the patch.
+func (f PatchFile) Check() []error { return f.Patch.Check() }
+
 // Enabled evaluates the patch's enabled: with its variables.
 func (f PatchFile) Enabled() (bool, string, error) {
 	on, err := f.Patch.Enabled()

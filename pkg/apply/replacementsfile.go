@@ -52,6 +52,10 @@ func (f *ReplacementsFile) Meta() Meta {
 	return Meta{Operations: kpatch.AllOperations, Specificity: f.Replacements.Specificity()}
 }
 
+// Check finds nothing: a replacements file's problems are all found when
+// it parses, or on the objects.
+func (f *ReplacementsFile) Check() []error { return nil }
+
 // Enabled is always true: a replacements file has no metadata.
 func (f *ReplacementsFile) Enabled() (bool, string, error) { return true, "", nil }
 

@@ -29,6 +29,7 @@ func (f setFile) Required(map[string]any, *kpatch.ObjectRef, kpatch.ApplyOptions
 func (f setFile) Meta() Meta                                                              { return Meta{Operations: kpatch.AllOperations} }
 func (f setFile) EvalConditions(*Object)                                                  {}
 func (f setFile) Enabled() (bool, string, error)                                          { return true, "", nil }
+func (f setFile) Check() []error                                                          { return nil }
 
 // Apply copies the maps on the path and sets the value, sharing the rest
 // with the object, as the engine does.
