@@ -16,18 +16,9 @@ var _ File = PatchFile{}
 // Name is the patch's file name.
 func (f PatchFile) Name() string { return f.Patch.Name() }
 
-// Targets are the targets of the patch's merge entries and headers.
-func (f PatchFile) Targets() []*kpatch.Target {
-	file := f.Patch.File()
-	out := make([]*kpatch.Target, 0, len(file.Merges)+len(file.Sections))
-	for _, m := range file.Merges {
-		out = append(out, &m.Target)
-	}
-	for _, s := range file.Sections {
-		out = append(out, &s.Target)
-	}
-	return out
-}
+// Targets are the targets of the patch's merge entries and headers
+// (kpatch.Patch.HeaderTargets).
+func (f PatchFile) Targets() []*kpatch.Target { return f.Patch.HeaderTargets() }
 
 // Kinds are the lower-case kinds the patch targets (kpatch.Patch.Kinds),
 // kpatch.AnyKind among them for a kind glob that may match custom

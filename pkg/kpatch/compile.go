@@ -21,6 +21,9 @@ type Patch struct {
 	leave    []bool // the sections left out (Without)
 	// specificity is the file's (Specificity), found when it compiles
 	specificity Specificity
+	// headers are the targets of its merge entries and headers
+	// (HeaderTargets)
+	headers []*Target
 }
 
 // lazyFacts are what a compiled patch computes on first use.
@@ -121,8 +124,20 @@ func Compile(f *File) (*Patch, error) {
 	}
 	p.size = compiledSize(p)
 	p.specificity = p.leastSpecific()
+	p.headers = make([]*Target, 0, len(f.Merges)+len(f.Sections)) // never nil: a patch file has kpatch targets
+	for _, m := range f.Merges {
+		p.headers = append(p.headers, &m.Target)
+	}
+	for _, s := range f.Sections {
+		p.headers = append(p.headers, &s.Target)
+	}
 	return p, nil
 }
+
+// HeaderTargets are the targets of the patch's merge entries and
+// headers, in file order, found once when it compiles. The caller must
+// not modify them.
+func (p *Patch) HeaderTargets() []*Target { return p.headers }
 
 func (p *Patch) addKind(t *Target) {
 	for _, kind := range t.targetKinds() {

@@ -175,11 +175,11 @@ func (fm *fileMeta) check(r *Registry, bound apply.File, oc *ObjectContext) (app
 // object.
 func (r *Registry) enabledFor(f apply.File, oc *ObjectContext) (bool, error) {
 	if fv := r.values[f]; fv != nil {
-		vars, err := fv.forObject(r.bound, oc)
+		bound, err := fv.forObject(r.bound, oc)
 		if err != nil {
 			return false, err
 		}
-		f = f.WithValues(vars)
+		f = bound
 	}
 	on, _, err := f.Enabled()
 	return on, err

@@ -93,6 +93,9 @@ func compileFile(s *fileSource) (compiledFile, error) {
 	if s.ref.Namespace != "" {
 		c.file = newTenantFile(c.file, s.ref.Namespace, s.allow)
 	}
+	if c.params != nil {
+		c.params.file = c.file // bound for an object as the registry holds it
+	}
 	return c, nil
 }
 

@@ -22,6 +22,10 @@ type fileValues struct {
 	// patch is the file bound to its ConfigMap's values: what applies when
 	// no annotation sets a parameter it reads (unless incomplete).
 	patch *kpatch.Patch
+	// file is the file as the registry holds it (a tenant's held to its
+	// namespace), of which patch is the compiled patch: what a binding
+	// binds (File.WithValues).
+	file apply.File
 	// inputs are the parameters whose values decide the file's: those it
 	// reads, and those their defaults read.
 	inputs map[string]bool
@@ -103,24 +107,24 @@ func ValueAnnotations(m map[string]string) []Annotation {
 	return out
 }
 
-// forObject returns the values of the file for the object of oc,
+// forObject returns the file bound to its values for the object of oc,
 // or an error naming the parameter and the annotation that gave it when
 // a value fails the schema or does not fit the file.
-func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (*kpatch.Variables, error) {
+func (fv *fileValues) forObject(cache *boundCache, oc *ObjectContext) (apply.File, error) {
 	var nsBuf, objBuf [8]Annotation // most files read a few parameters: no allocation
 	ns, obj := fv.relevant(nsBuf[:0], oc.nsValues, false), fv.relevant(objBuf[:0], oc.objValues, true)
-	bound := fv.patch
+	file, vars := fv.file, fv.patch.Variables()
 	if len(ns) > 0 || len(obj) > 0 || fv.incomplete {
-		b, err := cache.bind(fv, oc, ns, obj)
+		e, err := cache.bind(fv, oc, ns, obj)
 		if err != nil {
 			return nil, err
 		}
-		bound = b
+		file, vars = e.file, e.patch.Variables()
 	}
 	if !fv.builtins {
-		return bound.Variables(), nil
+		return file, nil
 	}
-	return bound.Variables().WithBuiltins(&oc.builtins), nil
+	return file.WithValues(vars.WithBuiltins(&oc.builtins)), nil
 }
 
 // sets reports whether the annotation a (of the object when object is
@@ -283,11 +287,11 @@ func (r *Registry) ForObject(f apply.File, oc *ObjectContext) (apply.File, error
 	}
 	bound := f
 	if fv != nil {
-		vars, err := fv.forObject(r.bound, oc)
+		b, err := fv.forObject(r.bound, oc)
 		if err != nil {
 			return nil, err
 		}
-		bound = f.WithValues(vars)
+		bound = b
 	}
 	if fm != nil {
 		return fm.check(r, bound, oc)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/parameters"
 )
@@ -25,7 +26,8 @@ const BoundCacheSize = 4096
 const BoundCacheBytes = 32 << 20
 
 // boundEntryOverhead is what an entry keeps besides its annotations'
-// text: the entry, its keys in the map, the bound patch's header and
+// text: the entry, its keys in the map, the bound patch's header (and
+// the registry's file bound to it, a second header) and
 // variables (measured: TestBoundCacheRetainsNoRequest).
 const boundEntryOverhead = 1024
 
@@ -70,6 +72,7 @@ type boundEntry struct {
 	failed            bool
 	namespace, object string
 	patch             *kpatch.Patch
+	file              apply.File // the registry's file bound to patch's values
 	err               error
 	size              int64         // boundEntrySize
 	used              atomic.Uint64 // the clock when last found
@@ -78,10 +81,10 @@ type boundEntry struct {
 // bind returns fv bound with ns and obj, the annotations of the
 // Namespace and of the object of oc that set its inputs (fv.relevant),
 // from the cache or bound now and kept.
-func (c *boundCache) bind(fv *fileValues, oc *ObjectContext, ns, obj []Annotation) (*kpatch.Patch, error) {
+func (c *boundCache) bind(fv *fileValues, oc *ObjectContext, ns, obj []Annotation) (*boundEntry, error) {
 	key := boundKey{fv, c.sum(oc, ns, obj, false)}
 	if e := c.get(key, oc, ns, obj, false); e != nil {
-		return e.patch, nil
+		return e, nil
 	}
 	ekey := boundKey{fv, c.sum(oc, ns, obj, true)}
 	if e := c.get(ekey, oc, ns, obj, true); e != nil {
@@ -93,10 +96,15 @@ func (c *boundCache) bind(fv *fileValues, oc *ObjectContext, ns, obj []Annotatio
 	e.patch, e.err = fv.resolve(oc, e.ns, e.obj)
 	if e.err != nil {
 		e.failed, e.namespace, e.object, key = true, strings.Clone(oc.namespaceName()), strings.Clone(oc.object), ekey
+	} else {
+		e.file = fv.file.WithValues(e.patch.Variables())
 	}
 	e.size = boundEntrySize(e)
 	c.add(key, e)
-	return e.patch, e.err
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e, nil
 }
 
 // cloneAnnotations copies list and the text of its annotations.

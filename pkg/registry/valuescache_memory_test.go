@@ -40,7 +40,7 @@ func noteBinding(t testing.TB) (*Registry, func(note string) (*kpatch.Variables,
 	return reg, func(note string) (*kpatch.Variables, error) {
 		ref := kpatch.ObjectRef{Kind: "Deployment", Namespace: "shop", Name: "web"}
 		obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"values.kpatch.dev/note": note}}}
-		return fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, nil, obj))
+		return boundVars(fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, nil, obj)))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -30,7 +31,7 @@ func teamBinding(t *testing.T) (*Registry, func(team string) (*kpatch.Variables,
 	return reg, func(team string) (*kpatch.Variables, error) {
 		ns := namespace(team, map[string]string{"values.kpatch.dev/team": team})
 		ref := kpatch.ObjectRef{Kind: "Deployment", Namespace: team, Name: "web"}
-		return fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, ValueAnnotations(ns.Annotations), nil))
+		return boundVars(fv.forObject(reg.bound, NewObjectContext("Deployment", &ref, ns, ValueAnnotations(ns.Annotations), nil)))
 	}
 }
 
@@ -121,4 +122,12 @@ func TestBoundCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// boundVars are the values a binding's file is bound to.
+func boundVars(f apply.File, err error) (*kpatch.Variables, error) {
+	if err != nil {
+		return nil, err
+	}
+	return f.(apply.PatchFile).Patch.Variables(), nil
 }
