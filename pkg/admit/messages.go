@@ -2,7 +2,7 @@ package admit
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/condition"
@@ -48,14 +48,19 @@ func FailureMessages(err error) []string {
 	}
 	out := make([]string, 0, len(list))
 	for _, e := range list {
-		var ae *kpatch.ApplyError
-		if errors.As(e, &ae) {
-			out = append(out, fmt.Sprintf("%s:%d: not applied: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
-		} else {
-			out = append(out, e.Error())
-		}
+		out = append(out, message(e, "not applied: "))
 	}
 	return out
+}
+
+// message describes one apply error: file, line, then what it says
+// after how (an ApplyError), else the error.
+func message(err error, how string) string {
+	var ae *kpatch.ApplyError
+	if errors.As(err, &ae) {
+		return ae.Pos.File + ":" + strconv.Itoa(ae.Pos.Line) + ": " + how + ae.Msg
+	}
+	return err.Error()
 }
 
 // missingRequired describes the fields that the files which applied to
@@ -65,12 +70,7 @@ func FailureMessages(err error) []string {
 func missingRequired(run *apply.ObjectRun) []string {
 	var out []string
 	for _, err := range run.Required() {
-		var ae *kpatch.ApplyError
-		if errors.As(err, &ae) {
-			out = append(out, fmt.Sprintf("%s:%d: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
-		} else {
-			out = append(out, err.Error())
-		}
+		out = append(out, message(err, ""))
 	}
 	return out
 }
