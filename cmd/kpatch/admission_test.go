@@ -72,3 +72,15 @@ func TestAdmissionListItemsAlone(t *testing.T) {
 		t.Errorf("want a patched with its own name and team, b untouched:\n%s", stdout)
 	}
 }
+
+func TestAdmissionUpdateOfTerminatingObject(t *testing.T) {
+	// as the webhook, --admission passes an UPDATE of an object being
+	// deleted unpatched (admit.Admit), and patches it on a CREATE
+	deleting := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop, deletionTimestamp: \"2024-01-01T00:00:00Z\"}\ndata: {a: x}\n"
+	for op, want := range map[string]string{"UPDATE": "a: x", "CREATE": `a: "y"`} {
+		code, stdout, stderr := runCLI(t, map[string]string{"p.kpatch": "[configmap.c]\ndata.a: y\n"}, deleting, "apply", "-p", "p.kpatch", "-f", "-", "--admission", "--request-operation", op)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("%s: exit %d, stderr %q: want %q in:\n%s", op, code, stderr, want, stdout)
+		}
+	}
+}

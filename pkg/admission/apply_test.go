@@ -47,7 +47,7 @@ func TestPanicFailsOnlyItsFile(t *testing.T) {
 	if n := testutil.ToFloat64(h.Metrics.Panics.WithLabelValues(metrics.PanicScopeFile)); n != 1 {
 		t.Errorf("file panics %v", n)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-sidecar.yaml", FileFailed)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-sidecar.yaml", apply.Failed)); n != 1 {
 		t.Errorf("failed applications %v", n)
 	}
 	h.Strict = true
@@ -85,7 +85,7 @@ func TestUnencodableFileIsDropped(t *testing.T) {
 		!strings.Contains(resp.Warnings[0], "not applied: ") || !strings.Contains(resp.Warnings[0], "Inf") {
 		t.Errorf("warnings %q", resp.Warnings)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-inf.yaml", FileFailed)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/a-inf.yaml", apply.Failed)); n != 1 {
 		t.Errorf("failed applications %v", n)
 	}
 }
@@ -107,7 +107,7 @@ func TestFileApplicationsCounted(t *testing.T) {
 		"reg/fails.kpatch":   {0, 0, 2},
 		"reg/other.kpatch":   {0, 0, 0}, // does not target deployment web
 	} {
-		for i, result := range []string{FilePatched, FileUnchanged, FileFailed} {
+		for i, result := range []string{apply.Patched, apply.Unchanged, apply.Failed} {
 			if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues(file, result)); n != want[i] {
 				t.Errorf("%s %s: %v, want %v", file, result, n, want[i])
 			}

@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +11,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -19,7 +19,7 @@ import (
 // AppliedAnnotation names on the object, with Handler.AnnotateApplied,
 // the files that changed it: the same list as the audit annotation
 // AuditApplied. Only the webhook writes it (annotated).
-const AppliedAnnotation = "kpatch.dev/applied"
+const AppliedAnnotation = admit.AppliedAnnotation
 
 // The keys of the audit annotations of an answer; the API server records
 // them in its audit log prefixed with the webhook's name
@@ -93,13 +93,6 @@ func auditAnnotations(reg *registry.Registry, run *apply.ObjectRun, changed bool
 		out[AuditWouldApply] = would
 	}
 	return out
-}
-
-// mentionsApplied reports whether a request's object may carry
-// AppliedAnnotation: the object of a request whose kind no file targets
-// is decoded only then.
-func mentionsApplied(raw []byte) bool {
-	return bytes.Contains(raw, []byte(AppliedAnnotation))
 }
 
 // annotated returns run.Out with AppliedAnnotation as only the webhook
@@ -185,6 +178,6 @@ func storedApplied(raw []byte) (string, bool) {
 // denial), and is counted as failed.
 func logAudit(log logr.Logger, run *apply.ObjectRun) {
 	for _, f := range run.AuditProblems() {
-		log.Info("a patch file in audit mode fails on the object: enforced, it would not apply", "file", f.File.Name(), "errors", failureMessages(f.Err))
+		log.Info("a patch file in audit mode fails on the object: enforced, it would not apply", "file", f.File.Name(), "errors", admit.FailureMessages(f.Err))
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -15,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/internal/objectjson"
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/apply"
-	"kpatch.dev/kpatch/pkg/condition"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
@@ -134,18 +133,17 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if !h.patches(req) {
 		return admission.Allowed(""), metrics.ResultUnchanged
 	}
-	if err := ctx.Err(); err != nil {
-		return h.answerInternal(log, canceled(err))
+	var reg admit.Registry // nil until the first sync
+	current := h.Registry()
+	if current != nil {
+		reg = current
 	}
-	reg := h.Registry()
-	if reg == nil {
-		return h.answerInternal(log, notSynced())
-	}
-	files := apply.ForOperation(reg.Candidates(req.Kind.Kind, req.Namespace, req.Name), string(req.Operation))
-	if len(files) == 0 && !(h.AnnotateApplied && mentionsApplied(req.Object.Raw)) {
-		return admission.Allowed(""), metrics.ResultUnchanged
-	}
-	maps := objectjson.TakeMaps()
+	p := admit.Policy{RegistryNamespace: h.RegistryNamespace, Cluster: (*informedCluster)(h), Budget: h.budget(),
+		Valid: h.schemas(), ConditionBudget: h.ConditionBudget, AnnotateApplied: h.AnnotateApplied}
+	res := admit.Admit(ctx, log, &p, reg, &admit.Object{
+		Kind: req.Kind.Kind, Namespace: req.Namespace, Name: req.Name, Operation: string(req.Operation),
+		Raw: req.Object.Raw, OldRaw: req.OldObject.Raw,
+	}, &req.AdmissionRequest)
 	defer func() {
 		if r := recover(); r != nil {
 			// Handle logs r, which may reach the object: its maps stay
@@ -153,74 +151,57 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 			// while the log reads them.
 			panic(r)
 		}
-		maps.Release() // after the JSONPatch: nothing keeps the object
+		res.Release() // after the JSONPatch: nothing keeps the object
 	}()
-	obj, err := objectjson.Decode(req.Object.Raw, maps)
-	if err != nil {
-		return h.answerInternal(log, decodeFailed(err))
+	if res.Ran {
+		h.Metrics.Applied(res.Took)
 	}
-	if e := checkNamespace(req.Namespace, obj); e != nil {
-		return h.answerInternal(log, e)
+	if res.Err != nil {
+		return h.answerInternal(log, res.Err)
 	}
-	if terminating(req, obj) {
+	if res.Run == nil {
 		return admission.Allowed(""), metrics.ResultUnchanged
 	}
-	opts := h.opts(req.Namespace)
-	opts.Operation = string(req.Operation)
-	opts.NewMap = maps.Get // the engine's copies die with the object
-	start := time.Now()
-	bound, leftOut := h.bindValues(reg, files, req, obj)
-	opts.Admission = h.admission(req, maps, bound)
-	// debug level only (trace.go)
-	logTrace(ctx, log, obj, files, bound, leftOut, &opts)
-	run, patch, ierr := applyFiles(ctx, obj, bound, &opts)
-	h.Metrics.Applied(time.Since(start))
-	if ierr != nil {
-		return h.answerInternal(log, ierr)
-	}
-	run.Files = append(run.Files, leftOut...)
+	run, patch := res.Run, res.Patch
 	h.Metrics.FileRuns(run.Files)
 	logAudit(log, run)
 	changed := patch != nil
 	if h.AnnotateApplied {
-		out, why := annotated(reg, req, run, changed)
+		out, why := annotated(current, req, run, changed)
 		if why != "" {
 			log.Info("the annotation "+AppliedAnnotation+" is left out", "reason", why)
 		}
 		if out != nil {
 			run.Out = out
+			var err error
 			if patch, err = objectjson.JSONPatch(run.In, run.Out); err != nil {
-				return h.answerInternal(log, encodeFailed(err))
+				return h.answerInternal(log, admit.EncodeFailed(err))
 			}
 		}
 	}
-	resp, result := h.answer(log, run, patch)
+	resp, result := h.answer(log, &res, patch)
 	if resp.Allowed {
-		resp.AuditAnnotations = auditAnnotations(reg, run, changed)
+		resp.AuditAnnotations = auditAnnotations(current, run, changed)
 		if changed {
-			h.Events.patched(req, run, reg)
+			h.Events.patched(req, run, current)
 		}
 	}
 	return resp, result
 }
 
 // answer admits the object with its JSONPatch and a warning per failing
-// file and per ${required} field that nothing set, or, in strict mode,
-// denies it if there is any.
-func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (admission.Response, string) {
-	var messages []string
-	spent := false
-	for _, f := range adminFirst(run.Problems()) {
+// file and per ${required} field that nothing set (admit.Result's
+// Messages), or, in strict mode, denies it if there is any.
+func (h *Handler) answer(log logr.Logger, res *admit.Result, patch []byte) (admission.Response, string) {
+	for _, f := range res.Problems {
 		var pe *apply.PanicError
 		if errors.As(f.Err, &pe) {
 			h.Metrics.Panic(metrics.PanicScopeFile)
 			log.Error(pe, "recovered a panic of a patch file", "file", f.File.Name(), "stack", string(pe.Stack))
 		}
-		spent = spent || condition.IsBudgetSpent(f.Err)
-		messages = append(messages, failureMessages(f.Err)...)
 	}
-	messages = append(messages, missingRequired(run)...)
-	if spent {
+	messages := res.Messages
+	if res.BudgetSpent {
 		h.Metrics.InternalError(metrics.ReasonBudgetSpent)
 		if h.OnError == ErrorPolicyDeny && !h.Strict {
 			log.Info("denied: a CEL budget was spent before a file's conditions (onError deny)", "errors", messages)
@@ -243,29 +224,11 @@ func (h *Handler) answer(log logr.Logger, run *apply.ObjectRun, patch []byte) (a
 	return resp, result
 }
 
-// adminFirst orders the problems of a run for its warnings: the registry
-// admin's files first, then the tenants', each in the order they
-// applied, so that a bound on the warnings never hides an admin's file
-// behind a tenant's.
-func adminFirst(runs []apply.FileRun) []apply.FileRun {
-	out := make([]apply.FileRun, 0, len(runs))
-	for _, admin := range []bool{true, false} {
-		for _, f := range runs {
-			if (f.File.Meta().Owner == "") == admin {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
-}
-
 // patches reports whether the request is one the webhook patches: an
 // operation it is configured for, on an object itself (not a subresource
-// such as status or scale), outside the namespaces it never touches.
+// such as status or scale); admit.Admit leaves the namespaces it never
+// touches.
 func (h *Handler) patches(req *admission.Request) bool {
-	if req.Namespace == "kube-system" || req.Namespace != "" && req.Namespace == h.RegistryNamespace {
-		return false
-	}
 	if len(req.Object.Raw) == 0 || req.SubResource != "" {
 		return false
 	}
@@ -281,33 +244,43 @@ func (h *Handler) patches(req *admission.Request) bool {
 	return false
 }
 
+// informedCluster is the cluster the Handler admits objects in
+// (admit.Cluster): the Namespaces and source ConfigMaps of its caches.
+type informedCluster Handler
+
+var _ admit.Cluster = (*informedCluster)(nil)
+
+// Namespace is the Namespace named name from the Handler's cache, with
+// its annotations values.kpatch.dev/ parsed once per version.
+func (c *informedCluster) Namespace(name string) (admit.Namespace, bool) {
+	if view, ok := informed.View(c.Namespaces, name); ok {
+		return view, true
+	}
+	return nil, false
+}
+
+// Read returns the Namespace and the labelled ConfigMaps of namespace,
+// then, as fallback, those of the registry namespace, from the Handler's
+// caches, shared and never modified.
+func (c *informedCluster) Read(namespace string) (sources, fallback []map[string]any) {
+	if view, ok := informed.View(c.Namespaces, namespace); ok {
+		sources = append(sources, view.Object())
+	}
+	if c.Sources != nil {
+		if namespace != "" {
+			sources = append(sources, c.Sources.ConfigMaps(namespace)...)
+		}
+		fallback = c.Sources.ConfigMaps(c.RegistryNamespace)
+	}
+	return sources, fallback
+}
+
 // jsonPatchType is the patch type of every answer with a patch, shared:
 // nothing writes a response's patch type.
 var jsonPatchType = admissionv1.PatchTypeJSONPatch
 
 // prefix starts every warning and denial message, once.
 const prefix = "kpatch: "
-
-var errNotSynced = errors.New("the registry has not synced yet")
-
-// failureMessages describes apply errors, one message per error: file,
-// line and reason, without the prefix.
-func failureMessages(err error) []string {
-	var list kpatch.ErrorList
-	if !errors.As(err, &list) {
-		return []string{err.Error()}
-	}
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		var ae *kpatch.ApplyError
-		if errors.As(e, &ae) {
-			out = append(out, fmt.Sprintf("%s:%d: not applied: %s", ae.Pos.File, ae.Pos.Line, ae.Msg))
-		} else {
-			out = append(out, e.Error())
-		}
-	}
-	return out
-}
 
 // bounded keeps the first maxWarnings messages and says how many more
 // there are: warnings and denials reach the client.

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/informed"
+	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -28,7 +28,8 @@ func benchNamespaces(n int) (informed.Namespaces, []string) {
 }
 
 // BenchmarkBindNamespaceValues is the per-namespace values of one
-// request alone (Handler.bindValues, each binding cached): a file reading
+// request alone (Registry.BindObject with the Namespace of the Handler's
+// cluster, as admit.Admit binds them, each binding cached): a file reading
 // a parameter each Namespace sets, one reading a label of the Namespace,
 // over n Namespaces in turn.
 func BenchmarkBindNamespaceValues(b *testing.B) {
@@ -37,21 +38,22 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 			var c registry.Compiler
 			reg := c.Build([]corev1.ConfigMap{valuesConfigMap}, nil).Registry
 			nss, names := benchNamespaces(n)
-			h := &Handler{Registry: func() *registry.Registry { return reg }, Namespaces: nss}
-			reqs := make([]admission.Request, n)
-			for i, name := range names {
-				reqs[i] = request(admissionv1.Create, name, "")
-				reqs[i].Name = "web"
-			}
+			cluster := (*informedCluster)(&Handler{Namespaces: nss})
 			obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}}
 			patches := reg.Candidates("Deployment", names[0], "web")
-			for i := range reqs { // every binding made once, then cached
-				h.bindValues(reg, patches, &reqs[i], obj)
+			bind := func(namespace string) []apply.FileRun {
+				ref := kpatch.RefOf(obj, namespace)
+				ns, _ := cluster.Namespace(namespace)
+				_, failed := reg.BindObject(patches, registry.NewObjectContext("Deployment", &ref, ns.Namespace(), ns.Values(), obj))
+				return failed
+			}
+			for _, name := range names { // every binding made once, then cached
+				bind(name)
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, failed := h.bindValues(reg, patches, &reqs[i%n], obj); len(failed) > 0 {
+				if failed := bind(names[i%n]); len(failed) > 0 {
 					b.Fatal(failed[0].Err)
 				}
 				i++
@@ -61,13 +63,13 @@ func BenchmarkBindNamespaceValues(b *testing.B) {
 }
 
 // BenchmarkReplacementNamespaceSource is what a request's replacements
-// pay to read their sources (handlerSources.Read): the object's
+// pay to read their sources (informedCluster.Read): the object's
 // Namespace as a decoded object, over n Namespaces in turn.
 func BenchmarkReplacementNamespaceSource(b *testing.B) {
 	for _, n := range []int{300, 3000} {
 		b.Run(fmt.Sprintf("namespaces=%d", n), func(b *testing.B) {
 			nss, names := benchNamespaces(n)
-			src := handlerSources{&Handler{Namespaces: nss}}
+			src := (*informedCluster)(&Handler{Namespaces: nss})
 			for _, name := range names { // each Namespace read once
 				src.Read(name)
 			}

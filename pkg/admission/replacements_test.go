@@ -104,7 +104,7 @@ func TestReplacementsAtAdmission(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || !resp.allowed || len(resp.warnings) != 0 {
 		t.Fatalf("got %v %+v, want %v", got, resp, want)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", FilePatched)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", apply.Patched)); n != 1 {
 		t.Errorf("patched applications %v", n)
 	}
 }
@@ -132,7 +132,7 @@ func TestReplacementsUnresolvedSource(t *testing.T) {
 	if len(resp.warnings) != 1 || resp.warnings[0] != want {
 		t.Errorf("warnings %q, want %q", resp.warnings, want)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", FilePatched)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", apply.Patched)); n != 1 {
 		t.Errorf("a file that applied its other replacements is patched: %v", n)
 	}
 	h.Strict = true
@@ -155,7 +155,7 @@ func TestReplacementsFileAtomic(t *testing.T) {
 		!strings.HasPrefix(resp.warnings[0], "kpatch: reg/repl.yaml:25:7: not applied: Deployment shop/web: unable to find field") {
 		t.Fatalf("got %v %+v", got, resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", FileFailed)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", apply.Failed)); n != 1 {
 		t.Errorf("failed applications %v", n)
 	}
 }
@@ -204,7 +204,7 @@ func TestReplacementsNotTargeted(t *testing.T) {
 	if got, resp := changes(t, h, raw); len(got) != 0 || len(resp.warnings) != 0 {
 		t.Errorf("%v %+v", got, resp)
 	}
-	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", FileUnchanged)); n != 1 {
+	if n := testutil.ToFloat64(h.Metrics.FileApplications.WithLabelValues("reg/repl.yaml", apply.Unchanged)); n != 1 {
 		t.Errorf("unchanged applications %v", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/metrics"
 )
 
@@ -153,7 +154,7 @@ func (wh *Webhook) answerUnread(ctx context.Context, req *admission.Request, cod
 		return resp
 	}
 	answering := &admission.Webhook{
-		Handler:        unreadAnswer{h: h, err: &internalError{reason: metrics.ReasonDecode, code: code, err: err}},
+		Handler:        unreadAnswer{h: h, err: &admit.Error{Reason: metrics.ReasonDecode, Code: code, Err: err}},
 		RecoverPanic:   wh.RecoverPanic,
 		LogConstructor: wh.LogConstructor,
 	}
@@ -163,7 +164,7 @@ func (wh *Webhook) answerUnread(ctx context.Context, req *admission.Request, cod
 // unreadAnswer answers every request with the Handler's answer to err.
 type unreadAnswer struct {
 	h   *Handler
-	err *internalError
+	err *admit.Error
 }
 
 func (u unreadAnswer) Handle(ctx context.Context, _ admission.Request) admission.Response {

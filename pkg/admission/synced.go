@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
 )
@@ -48,7 +49,7 @@ func WithRegistrySynced(next http.Handler, current func() *registry.Registry, m 
 var notSyncedStatus = func() []byte {
 	b, err := json.Marshal(metav1.Status{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
-		Status:   metav1.StatusFailure, Message: prefix + errNotSynced.Error(),
+		Status:   metav1.StatusFailure, Message: prefix + admit.ErrNotSynced.Error(),
 		Reason: metav1.StatusReasonServiceUnavailable, Code: http.StatusServiceUnavailable,
 	})
 	if err != nil {

@@ -2,8 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -11,43 +9,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
-
-// TestTraceSaysWhatEachFileDid: the debug view lists the candidate files
-// in order with their changes (old -> new), failures and skips.
-func TestTraceSaysWhatEachFileDid(t *testing.T) {
-	h := newHandler(t, map[string]string{
-		"a.kpatch": "[deployment.web]\nreplicas: 3\nlabels.team: shop\n",
-		"b.kpatch": "[deployment.web]\nreplicas: 3\n",
-		"c.kpatch": "[deployment.web]\ncontainers[name=missing].image: x\n",
-		"d.kpatch": "[deployment(example.com).web]\nspec.replicas: 9\n",
-	})
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(deploymentJSON), &obj); err != nil {
-		t.Fatal(err)
-	}
-	candidates := h.Registry().Candidates("Deployment", "shop", "web")
-	got := traceRun(context.Background(), obj, traced(candidates, candidates, nil), new(h.opts("shop")))
-	want := []FileTrace{
-		{File: "reg/a.kpatch", Result: FilePatched, Changes: []string{`add /metadata/labels: {"team":"shop"}`, "replace /spec/replicas: 1 -> 3"}},
-		{File: "reg/b.kpatch", Result: FileUnchanged},
-		{File: "reg/c.kpatch", Result: FileFailed},
-		{File: "reg/d.kpatch", Result: fileSkipped, Reason: "no target of the file matches the object"},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("trace %+v", got)
-	}
-	for i := range want {
-		if want[i].Result == FileFailed {
-			if got[i].Result != FileFailed || !strings.Contains(got[i].Reason, "reg/c.kpatch:2: not applied: ") {
-				t.Errorf("file %d: %+v", i, got[i])
-			}
-			continue
-		}
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("file %d: %+v\nwant %+v", i, got[i], want[i])
-		}
-	}
-}
 
 // TestTraceOnlyAtDebugLevel: the handler logs the trace at V(1) only.
 func TestTraceOnlyAtDebugLevel(t *testing.T) {

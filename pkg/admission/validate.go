@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -154,7 +155,7 @@ func (v *RegistryValidator) check(ctx context.Context, log logr.Logger, req admi
 	}
 	held := w.Current()
 	if held == nil {
-		return notChecked(errNotSynced), metrics.ValidationUnchecked
+		return notChecked(admit.ErrNotSynced), metrics.ValidationUnchecked
 	}
 	user := req.UserInfo.Username
 	if err := v.turns.acquire(ctx, user); err != nil {

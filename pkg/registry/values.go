@@ -361,24 +361,18 @@ func conditionParams(p *kpatch.Patch, schema *parameters.Schema) []string {
 	return out
 }
 
-// ObjectContextFunc gives the ObjectContext of the object being admitted
-// and its reference, asked at most once, when a file varies by object.
-type ObjectContextFunc func() (*ObjectContext, *kpatch.ObjectRef)
-
-// BindForObject returns files, candidates of the registry for one
-// object, as they apply to it: each file that varies by object
+// BindObject returns files, candidates of the registry for the object
+// of oc, as they apply to it: each file that varies by object
 // (VariesByObject) bound for it (ForObject), without those disabled for
 // it; and, as failed runs, those its values leave out (a value that
 // fails, a requirement disabled for the object, a conflicting file
 // enabled for it). It allocates only when such a file is among files;
 // files is never modified.
-func (r *Registry) BindForObject(files []apply.File, object ObjectContextFunc) ([]apply.File, []apply.FileRun) {
+func (r *Registry) BindObject(files []apply.File, oc *ObjectContext) ([]apply.File, []apply.FileRun) {
 	if !r.DependsOnObject() {
 		return files, nil
 	}
 	var (
-		oc     *ObjectContext
-		ref    *kpatch.ObjectRef
 		out    []apply.File
 		failed []apply.FileRun
 	)
@@ -389,9 +383,6 @@ func (r *Registry) BindForObject(files []apply.File, object ObjectContextFunc) (
 			}
 			continue
 		}
-		if oc == nil {
-			oc, ref = object()
-		}
 		bound, err := r.ForObject(f, oc)
 		if bound == f && err == nil && out == nil {
 			continue
@@ -400,7 +391,7 @@ func (r *Registry) BindForObject(files []apply.File, object ObjectContextFunc) (
 			out = append(make([]apply.File, 0, len(files)), files[:i]...)
 		}
 		if err != nil {
-			matched := *ref
+			matched := oc.ref
 			failed = append(failed, apply.FileRun{File: f, Result: apply.Failed, Err: err, Ref: &matched})
 			continue
 		}

@@ -45,14 +45,18 @@ const registryNamespace = "kpatch-system"
 // carry: --set, several values files, two files of one name).
 var errNotRegistry = errors.New("not a valid registry")
 
-// TestAdmissionMatchesWebhook is the differential test of kpatch apply
-// --admission: over every apply test of the corpus whose files are a
+// TestAdmissionMatchesWebhook compares the two adapters of one policy,
+// admit.Admit: the webhook's Handler (over its informers' Namespaces and
+// source ConfigMaps) and kpatch apply --admission (over its input,
+// admit.Input). Over every apply test of the corpus whose files are a
 // valid registry, the objects the CLI prints are, object by object, what
-// the webhook's handler admits, its JSONPatch applied to the object as
-// the API server applies it. The CLI is the built binary, run with
-// --registry on the same ConfigMaps the handler's registry is compiled
-// from, the handler knows the input's Namespaces and source ConfigMaps,
-// and the CLI exits 1 exactly when the handler warns about an object.
+// the Handler admits, its JSONPatch applied to the object as the API
+// server applies it. The CLI is the built binary, run with --registry on
+// the same ConfigMaps the Handler's registry is compiled from, the
+// Handler knows the input's Namespaces and source ConfigMaps, and the CLI
+// exits 1 exactly when the Handler warns about an object. What differs
+// between them is the adapters': how the object and the cluster are read,
+// and how the answer is told.
 func TestAdmissionMatchesWebhook(t *testing.T) {
 	suites, err := filepath.Glob("testdata/*/kpatch-test.yaml")
 	if err != nil {

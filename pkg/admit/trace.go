@@ -1,4 +1,4 @@
-package admission
+package admit
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 
 	"kpatch.dev/kpatch/pkg/apply"
-	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
 // The debug view of one admitted object: with --zap-log-level=debug, the
@@ -33,7 +32,8 @@ import (
 // The files are applied a second time for it, so it costs a second apply:
 // a diagnostic, off at the default log level.
 
-// Results of FileTrace besides FilePatched, FileUnchanged and FileFailed.
+// Results of FileTrace besides apply.Patched, apply.Unchanged and
+// apply.Failed.
 const (
 	fileSkipped  = "skipped"
 	fileDisabled = "disabled"
@@ -60,7 +60,7 @@ func logTrace(ctx context.Context, log logr.Logger, obj map[string]any, candidat
 }
 
 // traced are the candidate files as the trace runs them, in order: the
-// bound version of each one that applies (Handler.bindValues), the ones
+// bound version of each one that applies (bindValues), the ones
 // the object's values or metadata leave out failing with why, the ones
 // they disable (enabled: false for the object) disabled.
 func traced(candidates, bound []apply.File, leftOut []apply.FileRun) []apply.File {
@@ -79,7 +79,7 @@ func traced(candidates, bound []apply.File, leftOut []apply.FileRun) []apply.Fil
 }
 
 // traceRun applies the files to obj one at a time, each to the result of
-// the ones before, as the handler does, and says what each did.
+// the ones before, as Admit does, and says what each did.
 func traceRun(ctx context.Context, obj map[string]any, files []apply.File, opts *apply.Options) []FileTrace {
 	out := make([]FileTrace, 0, len(files))
 	observed := *opts
@@ -90,16 +90,16 @@ func traceRun(ctx context.Context, obj map[string]any, files []apply.File, opts 
 		case apply.Unmatched:
 			tr.Result, tr.Reason = fileSkipped, "no target of the file matches the object"
 		case apply.Failed, apply.Disabled, apply.Immutable:
-			tr.Reason = strings.Join(failureMessages(r.Err), "; ")
+			tr.Reason = strings.Join(FailureMessages(r.Err), "; ")
 		default:
 			if tr.Changes = changesBetween(before, after); len(tr.Changes) == 0 {
-				tr.Result = FileUnchanged
+				tr.Result = apply.Unchanged
 			}
 		}
 		out = append(out, tr)
 	})
 	if _, err := apply.RunObject(ctx, obj, files, &observed); err != nil {
-		return append(out, FileTrace{Result: FileFailed, Reason: err.Error()})
+		return append(out, FileTrace{Result: apply.Failed, Reason: err.Error()})
 	}
 	return out
 }
@@ -177,10 +177,4 @@ func traceValue(v any) string {
 		return string(b[:maxTraceValue]) + "..."
 	}
 	return string(b)
-}
-
-// opts are the options the handler applies files to an object of
-// namespace with.
-func (h *Handler) opts(namespace string) apply.Options {
-	return apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: namespace, Budget: h.budget()}, Sources: handlerSources{h}, Valid: h.schemas()}
 }

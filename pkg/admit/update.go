@@ -1,27 +1,26 @@
-package admission
+package admit
 
 import (
 	"bytes"
 	"encoding/json"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// terminating reports whether the request is an UPDATE of an object
-// being deleted (metadata.deletionTimestamp set, on the object or on the
-// stored one): such an UPDATE passes unpatched. It is the controllers
-// removing their finalizers; the API server refuses a new finalizer on
-// such an object and keeps most of its fields, and a mutating webhook
-// must never hold up its deletion.
-func terminating(req *admission.Request, obj map[string]any) bool {
-	if req.Operation != admissionv1.Update {
+// terminating reports whether the object is that of an UPDATE of an
+// object being deleted (metadata.deletionTimestamp set, on the object or
+// on the stored one): such an UPDATE passes unpatched. It is the
+// controllers removing their finalizers; the API server refuses a new
+// finalizer on such an object and keeps most of its fields, and a
+// mutating webhook must never hold up its deletion.
+func terminating(in *Object, obj map[string]any) bool {
+	if in.Operation != string(admissionv1.Update) {
 		return false
 	}
 	if md, _ := obj["metadata"].(map[string]any); md["deletionTimestamp"] != nil {
 		return true
 	}
-	return oldTerminating(req.OldObject.Raw)
+	return oldTerminating(in.OldRaw)
 }
 
 // deletionTimestampKey is the JSON member that marks an object being
