@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"kpatch.dev/kpatch/internal/lint"
+	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/apply"
 )
 
@@ -38,45 +38,13 @@ func (r *requestFlags) request() (*admissionv1.AdmissionRequest, error) {
 	return &admissionv1.AdmissionRequest{Operation: op, UserInfo: authenticationv1.UserInfo{Username: r.user, Groups: r.groups}}, nil
 }
 
-// streamObjects are what conditions read offline beside each object:
-// the Namespaces of the input stream, by name; never an old object.
-type streamObjects map[string]map[string]any
-
-var _ apply.AdmissionObjects = streamObjects(nil)
-
-// OldObject is nil: offline, nothing is stored.
-func (streamObjects) OldObject() map[string]any { return nil }
-
-// Namespace is the Namespace of the input named name, if any.
-func (s streamObjects) Namespace(name string) (*corev1.Namespace, map[string]any) {
-	return nil, s[name]
-}
-
 // admissionOf is what the conditions of a run over objs read: req (nil:
 // a CREATE by an unnamed user), each object's own kind, name and
 // namespace, and as namespaceObject the Namespace of the same name among
-// objs.
+// objs (admit.Input, as --admission reads them).
 func admissionOf(objs []map[string]any, req *admissionv1.AdmissionRequest) apply.Admission {
-	var ns streamObjects
-	for _, obj := range objs {
-		if obj["apiVersion"] != "v1" || obj["kind"] != "Namespace" {
-			continue
-		}
-		md, _ := obj["metadata"].(map[string]any)
-		if name, _ := md["name"].(string); name != "" {
-			if ns == nil {
-				ns = streamObjects{}
-			}
-			if _, dup := ns[name]; !dup { // the first of the input
-				ns[name] = obj
-			}
-		}
-	}
-	adm := apply.Admission{Request: req}
-	if ns != nil {
-		adm.Objects = ns
-	}
-	return adm
+	in, _ := admit.NewInput(objs, "", "") // a Namespace that is not valid counts for nothing
+	return apply.Admission{Request: req, Objects: in.Conditions()}
 }
 
 // reportRequired reports the fields that the files that applied to each

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
@@ -136,4 +137,25 @@ func (in *Input) Read(namespace string) (sources, fallback []map[string]any) {
 		sources = append(sources, in.sources[namespace]...)
 	}
 	return sources, in.sources[in.registryNamespace]
+}
+
+// Conditions are what conditions read beside each object of a run over
+// the input as one stream (kpatch apply without --admission): the
+// Namespaces of the input as namespaceObject, never an old object.
+func (in *Input) Conditions() apply.AdmissionObjects { return inputObjects{in} }
+
+// inputObjects are an Input as conditions read it.
+type inputObjects struct{ in *Input }
+
+var _ apply.AdmissionObjects = inputObjects{}
+
+// OldObject is nil: the input is stored nowhere.
+func (inputObjects) OldObject() map[string]any { return nil }
+
+// Namespace is the Namespace of the input named name, typed.
+func (o inputObjects) Namespace(name string) (*corev1.Namespace, map[string]any) {
+	if ns := o.in.namespaces[name]; ns != nil {
+		return ns.ns, nil
+	}
+	return nil, nil
 }
