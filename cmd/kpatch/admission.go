@@ -58,34 +58,6 @@ type admission struct {
 	valid apply.Validator
 }
 
-// admitObjects admits each object alone, as the webhook's handler does
-// on a CREATE of it (admit.Admit): the files of reg that may target it,
-// in order, each to the result of the ones before, bound to its values;
-// a replacements file reads the object, its Namespace and the source
-// ConfigMaps of the input (in). A file whose result would not encode as
-// a JSONPatch is left out, as the webhook leaves it out. An object the
-// webhook never patches is left as it is.
-func admitObjects(objs []map[string]any, adm *admission, in *admit.Input, reg admit.Registry, found *lint.Findings) []*apply.ObjectRun {
-	p := &admit.Policy{RegistryNamespace: adm.registryNamespace, Cluster: in, Valid: adm.valid}
-	runs := make([]*apply.ObjectRun, len(objs))
-	for i, obj := range objs {
-		ref := kpatch.RefOf(obj, adm.namespace)
-		// conditions read the request of the --request-* flags and the
-		// object's Namespace in the input
-		res := admit.Admit(context.Background(), logr.Discard(), p, reg, &admit.Object{
-			Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name,
-			Operation: operationOf(adm.request), Decoded: obj,
-		}, adm.request) // never cancelled; a result that does not encode leaves the object as it was
-		if runs[i] = res.Run; res.Run == nil {
-			if res.Err != nil {
-				found.Add(fmt.Errorf("%s: %w", ref.String(), res.Err))
-			}
-			runs[i] = &apply.ObjectRun{In: obj, Out: obj}
-		}
-	}
-	return runs
-}
-
 // reportAdmitted reports what the files did wrong to each object, object
 // by object, each in file order: what the webhook would warn about (or
 // deny under --strict), the failures, the replacements a missing source
@@ -109,10 +81,15 @@ func reportAdmitted(runs []*apply.ObjectRun, found *lint.Findings) {
 	reportWouldApply(runs, found)
 }
 
-// admitManifests applies the registry's files to the objects of m, and
-// the items of Lists, each alone as the webhook admits it
-// (admitObjects), and writes the results back to the documents. Every
-// problem goes to found, object by object.
+// admitManifests admits each object of m, and each item of its Lists,
+// alone, as the webhook's handler does on a CREATE of it (admit.Admit):
+// the files of reg that may target it, in order, each to the result of
+// the ones before, bound to its values; a replacements file reads the
+// object, its Namespace and the source ConfigMaps of the input. A file
+// whose result would not encode as a JSONPatch is left out, as the
+// webhook leaves it out; an object the webhook never patches is left as
+// it is. It writes the results back to the documents; every problem goes
+// to found, object by object.
 func admitManifests(reg *registry.Registry, m *manifest.Set, adm *admission, found *lint.Findings) {
 	var objs []map[string]any
 	for _, d := range m.Docs {
@@ -122,19 +99,25 @@ func admitManifests(reg *registry.Registry, m *manifest.Set, adm *admission, fou
 	for _, w := range warnings {
 		found.Warn(w)
 	}
-	runs := admitObjects(objs, adm, in, reg, found)
-	reportAdmitted(runs, found)
-	for _, d := range m.Docs {
-		n := len(d.Items())
-		out := make([]map[string]any, n)
-		for i := range out {
-			out[i] = runs[i].Out
+	p := &admit.Policy{RegistryNamespace: adm.registryNamespace, Cluster: in, Valid: adm.valid}
+	runs := make([]*apply.ObjectRun, len(objs))
+	for i, obj := range objs {
+		ref := kpatch.RefOf(obj, adm.namespace)
+		// conditions read the request of the --request-* flags and the
+		// object's Namespace in the input
+		res := admit.Admit(context.Background(), logr.Discard(), p, reg, &admit.Object{
+			Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name,
+			Operation: operationOf(adm.request), Decoded: obj,
+		}, adm.request) // never cancelled; a result that does not encode leaves the object as it was
+		if runs[i] = res.Run; res.Run == nil {
+			if res.Err != nil {
+				found.Add(fmt.Errorf("%s: %w", ref.String(), res.Err))
+			}
+			runs[i] = &apply.ObjectRun{In: obj, Out: obj}
 		}
-		if n > 0 {
-			d.SetItems(out)
-		}
-		runs = runs[n:]
 	}
+	reportAdmitted(runs, found)
+	setResults(m, runs)
 }
 
 // nameObject names the object in the errors of a replacements file on

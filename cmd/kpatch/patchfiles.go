@@ -50,16 +50,25 @@ func applyStream(reg *registry.Registry, m *manifest.Set, opts kpatch.ApplyOptio
 	}
 	reportFailures(runs, found)
 	reportWouldApply(runs, found)
-	out := make([]map[string]any, len(runs))
-	for i, r := range runs {
-		out[i] = r.Out
-	}
+	setResults(m, runs)
+	return runs
+}
+
+// setResults writes what the files made of each object back to the
+// documents of m: runs are their objects', and their Lists' items', in
+// order.
+func setResults(m *manifest.Set, runs []*apply.ObjectRun) {
 	for _, d := range m.Docs {
 		n := len(d.Items())
-		d.SetItems(out[:n])
-		out = out[n:]
+		out := make([]map[string]any, n)
+		for i := range out {
+			out[i] = runs[i].Out
+		}
+		if n > 0 {
+			d.SetItems(out)
+		}
+		runs = runs[n:]
 	}
-	return runs
 }
 
 // reportFailures reports the failures of the files on the objects:
