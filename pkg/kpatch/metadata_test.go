@@ -51,7 +51,7 @@ func names(list []FileName) []string {
 
 func TestParseMetadataErrors(t *testing.T) {
 	tests := []struct{ name, file, src, want string }{
-		{"unknown key", "f.kpatch", "# kpatch:enable: true\n", `f.kpatch:1:10: unknown file metadata "enable"; expected conflicts, description, enabled, layer, mode, operations, requires`},
+		{"unknown key", "f.kpatch", "# kpatch:enable: true\n", `f.kpatch:1:10: unknown file metadata "enable"; expected conflicts, description, enabled, layer, mode, operations, reconcile, requires`},
 		{"after the header", "f.kpatch", "[deployment.web]\n# kpatch:enabled: true\nreplicas: 1\n", "f.kpatch:2:1: file metadata (# kpatch:...) goes before the first header"},
 		{"no separator", "f.kpatch", "# kpatch:enabled true\n", "f.kpatch:1:10: expected # kpatch:KEY: VALUE"},
 		{"enabled twice", "f.kpatch", "# kpatch:enabled: true\n# kpatch:enabled: false\n", "f.kpatch:2:19: enabled: given twice; first at line 1"},
