@@ -20,6 +20,7 @@ type Report struct {
 	objects   int
 	truncated bool
 	stale     map[string][]Finding // by namespace, in the order listed
+	scanned   map[string]bool      // the namespaces listed
 	counts    []metrics.DriftCount // by kind, then file
 	errors    []string
 	errCount  int
@@ -41,6 +42,12 @@ func (r *Report) Objects() int { return r.objects }
 // Truncated reports whether the scan stopped at Scanner.MaxObjects with
 // objects left to admit: what it found holds, the rest was not looked at.
 func (r *Report) Truncated() bool { return r.truncated }
+
+// Scanned are the namespaces the scan listed, sorted: each gets a
+// report (PolicyReport), empty when nothing there is stale. A truncated
+// scan leaves out those it did not reach, whose reports of the scan
+// before still stand.
+func (r *Report) Scanned() []string { return slices.Sorted(maps.Keys(r.scanned)) }
 
 // Namespaces are the namespaces with stale objects, sorted.
 func (r *Report) Namespaces() []string { return slices.Sorted(maps.Keys(r.stale)) }

@@ -45,7 +45,7 @@ type Scanner struct {
 	// PageSize is the limit of each list; DefaultPageSize when 0.
 	PageSize int64
 	// MaxObjects bounds the objects one scan admits; DefaultMaxObjects
-	// when 0. A scan that reaches it stops and says so
+	// when 0 or less. A scan that reaches it stops and says so
 	// (Report.Truncated).
 	MaxObjects int
 	// Now is the clock; time.Now when nil.
@@ -61,8 +61,12 @@ func (s *Scanner) Scan(ctx context.Context) (*Report, error) {
 	if now == nil {
 		now = time.Now
 	}
-	sc := scan{Scanner: s, report: &Report{start: now(), version: s.Version, stale: map[string][]Finding{}},
-		counts: map[metrics.DriftCount]int{}, max: cmp.Or(s.MaxObjects, DefaultMaxObjects)}
+	limit := s.MaxObjects
+	if limit <= 0 {
+		limit = DefaultMaxObjects
+	}
+	sc := scan{Scanner: s, report: &Report{start: now(), version: s.Version, stale: map[string][]Finding{}, scanned: map[string]bool{}},
+		counts: map[metrics.DriftCount]int{}, max: limit}
 	for _, k := range s.Kinds {
 		for _, ns := range s.Namespaces {
 			if err := sc.list(ctx, k, ns); err != nil {
@@ -89,6 +93,7 @@ type scan struct {
 // list admits the objects of kind k in namespace ns, page by page, until
 // the last page or the bound.
 func (sc *scan) list(ctx context.Context, k Kind, ns string) error {
+	sc.report.scanned[ns] = true
 	cont := ""
 	for {
 		page, err := sc.Lister.List(ctx, k, ns, cmp.Or(sc.PageSize, DefaultPageSize), cont)

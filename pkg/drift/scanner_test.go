@@ -39,6 +39,10 @@ func TestScanFindsStale(t *testing.T) {
 	if got := r.Namespaces(); !reflect.DeepEqual(got, []string{"a", "b"}) {
 		t.Errorf("namespaces %v, want a and b (c is not scanned)", got)
 	}
+	s.Namespaces = append(s.Namespaces, "d")
+	if r, _ := s.Scan(context.Background()); !reflect.DeepEqual(r.Scanned(), []string{"a", "b", "d"}) || !reflect.DeepEqual(r.Namespaces(), []string{"a", "b"}) {
+		t.Errorf("scanned %v, stale in %v: want d scanned, with nothing stale", r.Scanned(), r.Namespaces())
+	}
 	if got := refs(r.Stale("a")); !reflect.DeepEqual(got, []string{"Deployment a/web:mirror", "Pod a/web-1:mirror"}) {
 		t.Errorf("stale in a: %v", got)
 	}
@@ -103,6 +107,14 @@ func TestScanTruncated(t *testing.T) {
 			t.Errorf("listed %s after the bound", c)
 		}
 	}
+	if got := r.Scanned(); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("scanned %v, want a and b", got)
+	}
+	s.Namespaces = []string{"a", "b", "c"}
+	if r, _ := s.Scan(context.Background()); !reflect.DeepEqual(r.Scanned(), []string{"a", "b"}) {
+		t.Errorf("scanned %v: c, past the bound, is not scanned", r.Scanned())
+	}
+	s.Namespaces = []string{"a", "b"}
 	s.MaxObjects, l.calls = 5, nil
 	if r, _ := s.Scan(context.Background()); r.Truncated() || r.Objects() != 5 {
 		t.Errorf("exactly MaxObjects: truncated %v, objects %d", r.Truncated(), r.Objects())
