@@ -1,5 +1,7 @@
 package drift
 
+import "cmp"
+
 // Kind is a kind the scan lists: its API group, version and resource (the
 // list's path) and its Kind (the objects').
 type Kind struct {
@@ -32,12 +34,12 @@ type ObjectRef struct {
 // String is "Kind namespace/name".
 func (r ObjectRef) String() string { return r.Kind.Kind + " " + r.Namespace + "/" + r.Name }
 
-// refOf is the reference of a listed object of kind k.
-func refOf(k Kind, obj map[string]any) ObjectRef {
+// refOf is the reference of an object of kind k listed in namespace ns.
+func refOf(k Kind, ns string, obj map[string]any) ObjectRef {
 	meta, _ := obj["metadata"].(map[string]any)
 	text := func(key string) string { s, _ := meta[key].(string); return s }
 	annotations, _ := meta["annotations"].(map[string]any)
 	reconciled, _ := annotations[ReconciledAnnotation].(string)
-	return ObjectRef{Kind: k, Namespace: text("namespace"), Name: text("name"), UID: text("uid"),
+	return ObjectRef{Kind: k, Namespace: cmp.Or(text("namespace"), ns), Name: text("name"), UID: text("uid"),
 		ResourceVersion: text("resourceVersion"), Reconciled: reconciled}
 }

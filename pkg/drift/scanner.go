@@ -109,7 +109,7 @@ func (sc *scan) list(ctx context.Context, k Kind, ns string) error {
 				sc.report.truncated = true
 				return nil
 			}
-			if err := sc.admit(ctx, k, obj); err != nil {
+			if err := sc.admit(ctx, k, ns, obj); err != nil {
 				return err
 			}
 		}
@@ -121,9 +121,9 @@ func (sc *scan) list(ctx context.Context, k Kind, ns string) error {
 }
 
 // admit admits one object and keeps it when the answer would change it.
-func (sc *scan) admit(ctx context.Context, k Kind, obj map[string]any) error {
+func (sc *scan) admit(ctx context.Context, k Kind, ns string, obj map[string]any) error {
 	sc.report.objects++
-	ref := refOf(k, obj)
+	ref := refOf(k, ns, obj)
 	adm, err := sc.Admitter.Admit(ctx, k, obj)
 	switch {
 	case ctx.Err() != nil:

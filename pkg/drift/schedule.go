@@ -18,7 +18,9 @@ type Schedule struct {
 }
 
 // Run calls scan every Interval and after each burst of values on
-// changed, until ctx ends.
+// changed, until ctx ends. It does not scan when it starts: the caller
+// sends a change once the registry has synced, which scans Debounce
+// later.
 func (s Schedule) Run(ctx context.Context, changed <-chan struct{}, scan func(context.Context)) {
 	after := s.After
 	if after == nil {
