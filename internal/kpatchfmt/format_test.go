@@ -142,3 +142,18 @@ func TestFormatKeepsComments(t *testing.T) {
 		t.Errorf("err %v, got:\n%s\nwant:\n%s", err, out, tidy)
 	}
 }
+
+// TestFormatKeepsMetadata: file metadata lines, reconcile: among them,
+// are kept as written, and the formatted file says what the file said.
+func TestFormatKeepsMetadata(t *testing.T) {
+	const src = "# kpatch:mode: audit\n# kpatch:reconcile:   true # roll it out\n\n  [deployment.web]\nreplicas:  2\n"
+	const want = "# kpatch:mode: audit\n# kpatch:reconcile:   true # roll it out\n\n[deployment.web]\nreplicas: 2\n"
+	out, err := Format("m.kpatch", []byte(src))
+	if err != nil || string(out) != want {
+		t.Fatalf("err %v, got:\n%s\nwant:\n%s", err, out, want)
+	}
+	f, err := kpatch.Parse("m.kpatch", out)
+	if err != nil || !f.Metadata.Reconcile || f.Metadata.Mode.Value != kpatch.ModeAudit {
+		t.Errorf("formatted file: err %v, metadata %+v: want reconcile and audit", err, f.Metadata)
+	}
+}

@@ -18,6 +18,11 @@ type Meta struct {
 	// Conditional says that the file has conditions (`# kpatch:when:`):
 	// its run reads Options.Admission.
 	Conditional bool
+	// Reconcile says that the file opts in to the reconcile of existing
+	// objects (`# kpatch:reconcile: true`): an object the drift scan
+	// finds it would change now is updated through the API server
+	// (docs/drift.md). A replacements file never does.
+	Reconcile bool
 	// Owner is whose condition budget the file's conditions spend: ""
 	// for the registry admin's files, the namespace for a tenant's. Each
 	// owner has a budget of its own per object (Admission.CostBudget).

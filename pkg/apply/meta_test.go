@@ -9,14 +9,14 @@ import (
 )
 
 // TestMetaSurvivesWrappers: a file's operations, audit mode, conditions,
-// metadata and specificity are read through File.Meta, the same through
-// the wrappers that leave a file out.
+// reconcile, metadata and specificity are read through File.Meta, the
+// same through the wrappers that leave a file out.
 func TestMetaSurvivesWrappers(t *testing.T) {
-	f := patchFile(t, "m.kpatch", "# kpatch:operations: UPDATE\n# kpatch:mode: audit\n# kpatch:layer: 3\n# kpatch:when: object.metadata.name == 'c'\n# kpatch:description: sets a\n[configmap.c]\ndata.a: y\n")
+	f := patchFile(t, "m.kpatch", "# kpatch:operations: UPDATE\n# kpatch:mode: audit\n# kpatch:layer: 3\n# kpatch:when: object.metadata.name == 'c'\n# kpatch:description: sets a\n# kpatch:reconcile: true\n[configmap.c]\ndata.a: y\n")
 	for name, file := range map[string]File{"file": f, "failing": Failing(f, errTest), "disabling": Disabling(f, "off", true), "bound": f.WithValues(nil)} {
 		m := file.Meta()
-		if !m.Operations.Has("UPDATE") || m.Operations.Has("CREATE") || !m.Audit || !m.Conditional || m.Owner != "" {
-			t.Errorf("%s: Meta %+v, want UPDATE only, audit, conditional, the admin's", name, m)
+		if !m.Operations.Has("UPDATE") || m.Operations.Has("CREATE") || !m.Audit || !m.Conditional || !m.Reconcile || m.Owner != "" {
+			t.Errorf("%s: Meta %+v, want UPDATE only, audit, conditional, reconcile, the admin's", name, m)
 		}
 		if layer, set := m.Layer(); layer != 3 || !set || m.Description() != "sets a" || m.Specificity.Compare(f.(PatchFile).Patch.Specificity()) != 0 {
 			t.Errorf("%s: layer %d (%v), description %q, specificity %v: want the file's", name, layer, set, m.Description(), m.Specificity)
@@ -27,7 +27,7 @@ func TestMetaSurvivesWrappers(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := (&ReplacementsFile{Replacements: r}).Meta()
-	if m.Operations != kpatch.AllOperations || m.Audit || m.Conditional || m.Metadata != nil || m.Specificity.Compare(r.Specificity()) != 0 {
+	if m.Operations != kpatch.AllOperations || m.Audit || m.Conditional || m.Reconcile || m.Metadata != nil || m.Specificity.Compare(r.Specificity()) != 0 {
 		t.Errorf("replacements file: Meta %+v", m)
 	}
 }

@@ -46,6 +46,11 @@ type Metadata struct {
 	// Operations are the admission operations the file applies on; 0:
 	// every one (Patch.Operations).
 	Operations Operations
+	// Reconcile says that the file opts in to the reconcile of existing
+	// objects (`# kpatch:reconcile: true`, docs/drift.md); ReconcilePos
+	// is where it is written, the zero Position when it is not.
+	Reconcile    bool
+	ReconcilePos Position
 }
 
 // MetaValue is a metadata value that may hold variables, and where it is

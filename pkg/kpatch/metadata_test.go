@@ -16,6 +16,7 @@ func TestParseMetadataComments(t *testing.T) {
 		"#kpatch:conflicts: legacy\n" +
 		"# kpatch:description: Adds the canary\n" +
 		"# kpatch:description: sidecar.\n" +
+		"# kpatch:reconcile: true  # roll it out\n" +
 		"[deployment.web]\n" +
 		"replicas: 2\n" +
 		"# kpatch is mentioned here, harmlessly\n"
@@ -39,6 +40,9 @@ func TestParseMetadataComments(t *testing.T) {
 	if m.Description != "Adds the canary sidecar." {
 		t.Errorf("description = %q", m.Description)
 	}
+	if !m.Reconcile || m.ReconcilePos != (Position{File: "web.kpatch", Line: 9, Column: 21}) {
+		t.Errorf("reconcile = %v at %v", m.Reconcile, m.ReconcilePos)
+	}
 }
 
 func names(list []FileName) []string {
@@ -51,7 +55,7 @@ func names(list []FileName) []string {
 
 func TestParseMetadataErrors(t *testing.T) {
 	tests := []struct{ name, file, src, want string }{
-		{"unknown key", "f.kpatch", "# kpatch:enable: true\n", `f.kpatch:1:10: unknown file metadata "enable"; expected conflicts, description, enabled, layer, mode, operations, requires`},
+		{"unknown key", "f.kpatch", "# kpatch:enable: true\n", `f.kpatch:1:10: unknown file metadata "enable"; expected conflicts, description, enabled, layer, mode, operations, reconcile, requires`},
 		{"after the header", "f.kpatch", "[deployment.web]\n# kpatch:enabled: true\nreplicas: 1\n", "f.kpatch:2:1: file metadata (# kpatch:...) goes before the first header"},
 		{"no separator", "f.kpatch", "# kpatch:enabled true\n", "f.kpatch:1:10: expected # kpatch:KEY: VALUE"},
 		{"enabled twice", "f.kpatch", "# kpatch:enabled: true\n# kpatch:enabled: false\n", "f.kpatch:2:19: enabled: given twice; first at line 1"},
@@ -65,6 +69,12 @@ func TestParseMetadataErrors(t *testing.T) {
 		{"yaml with target", "f.yaml", "- metadata: {}\n  target: deployment.web\n", `f.yaml:2:3: unknown key "target" in the metadata entry`},
 		{"yaml requires map", "f.yaml", "- metadata: {requires: {a: b}}\n", "f.yaml:1:24: expected a list of file names"},
 		{"yaml enabled list", "f.yaml", "- metadata: {enabled: [1]}\n", "f.yaml:1:23: enabled: expected a boolean"},
+		{"reconcile maybe", "f.kpatch", "# kpatch:reconcile: maybe\n", `f.kpatch:1:21: reconcile: expected true or false, not "maybe"`},
+		{"reconcile empty", "f.kpatch", "# kpatch:reconcile:\n", `f.kpatch:1:20: reconcile: expected true or false, not ""`},
+		{"reconcile capital", "f.kpatch", "# kpatch:reconcile: True\n", `f.kpatch:1:21: reconcile: expected true or false, not "True"`},
+		{"reconcile twice", "f.kpatch", "# kpatch:reconcile: true\n# kpatch:reconcile: false\n", "f.kpatch:2:21: reconcile: given twice; first at line 1"},
+		{"yaml reconcile list", "f.yaml", "- metadata: {reconcile: [true]}\n", "f.yaml:1:25: reconcile: expected true or false"},
+		{"yaml reconcile yes", "f.yaml", "- metadata:\n    reconcile: yes\n", `f.yaml:2:16: reconcile: expected true or false, not "yes"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,6 +95,7 @@ func TestParseYAMLMetadata(t *testing.T) {
 		"    requires: [base, common]\n" +
 		"    conflicts: legacy old\n" +
 		"    description: The tier's limits.\n" +
+		"    reconcile: true\n" +
 		"- target: deployment.web\n" +
 		"  patch: {replicas: 2}\n"
 	f, err := ParseYAML("limits.yaml", []byte(src))
@@ -98,6 +109,9 @@ func TestParseYAMLMetadata(t *testing.T) {
 	}
 	if m.Requires[1].Pos != (Position{File: "limits.yaml", Line: 3, Column: 22}) {
 		t.Errorf("requires[1] at %v", m.Requires[1].Pos)
+	}
+	if !m.Reconcile || m.ReconcilePos != (Position{File: "limits.yaml", Line: 6, Column: 16}) {
+		t.Errorf("reconcile = %v at %v", m.Reconcile, m.ReconcilePos)
 	}
 }
 
@@ -263,5 +277,16 @@ func TestRelationsBuildsOn(t *testing.T) {
 	))
 	if !r.BuildsOn("cm/c.kpatch", "cm/a.kpatch") || !r.BuildsOn("cm/b.kpatch", "cm/a.kpatch") || r.BuildsOn("cm/a.kpatch", "cm/c.kpatch") || r.BuildsOn("cm/x", "cm/a.kpatch") {
 		t.Error("BuildsOn")
+	}
+}
+
+// TestPatchReconcile: a compiled file reconciles when its metadata say
+// reconcile: true, and not when they say false or nothing.
+func TestPatchReconcile(t *testing.T) {
+	for meta, want := range map[string]bool{"": false, "# kpatch:reconcile: false\n": false, "# kpatch:reconcile: true\n": true} {
+		p, err := ParseAndCompile("f.kpatch", []byte(meta+"[deployment.web]\nreplicas: 2\n"))
+		if err != nil || p.Reconcile() != want {
+			t.Errorf("%q: Reconcile() = %v (%v), want %v", meta, p != nil && p.Reconcile(), err, want)
+		}
 	}
 }

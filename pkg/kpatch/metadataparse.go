@@ -32,6 +32,7 @@ var metaFields = map[string]metaField{
 	"layer":       {text: layerText, node: layerNode},
 	WhenKey:       {text: whenText, node: whenNode},
 	OperationsKey: {text: operationsText, node: operationsNode},
+	ReconcileKey:  {text: reconcileText, node: reconcileNode},
 }
 
 // metaKeys lists the metadata keys for messages.

@@ -116,6 +116,18 @@ type Metrics struct {
 	// answered, by result (ValidationAccepted, ...).
 	RegistryValidations *prometheus.CounterVec
 
+	// DriftObjects, DriftScanDuration, DriftLastScan and Reconciles are
+	// the drift scan's and reconcile's metrics (RegisterDrift): nil
+	// until they are registered. The scan's duration is a gauge, the
+	// last scan's: scans are minutes apart.
+	DriftObjects      *prometheus.GaugeVec
+	DriftScanDuration prometheus.Gauge
+	DriftLastScan     prometheus.Gauge
+	Reconciles        *prometheus.CounterVec
+
+	driftMu     sync.Mutex
+	driftSeries map[driftKey]bool // the kpatch_drift_objects series set
+
 	filesMu sync.Mutex
 	files   map[string]bool // the file label values in use
 }
