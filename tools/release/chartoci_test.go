@@ -17,7 +17,8 @@ import (
 // whose index.json names one manifest, tagged with the chart's version,
 // whose config is the chart's metadata (Helm's config media type) and
 // whose one layer is the packaged chart chartTgz (Helm's content media
-// type), as `helm push chartTgz` would push it.
+// type), as `helm push chartTgz` would push it, and that Helm pulls from a
+// registry it is pushed to.
 func checkChartLayout(t *testing.T, file, chartTgz string) {
 	t.Helper()
 	p := readLayoutTar(t, file)
@@ -66,6 +67,10 @@ func checkChartLayout(t *testing.T, file, chartTgz string) {
 	}
 	if !bytes.Equal(content, want) {
 		t.Error("the chart's layer is not the packaged chart")
+	}
+	data, chartName, version := pullChartWithHelm(t, p, m.Manifests[0].Digest)
+	if !bytes.Equal(data, want) || chartName != "kpatch-webhook" || version != "0.7.1-rc.1" {
+		t.Errorf("helm pulls the chart %s %s, %d bytes; want kpatch-webhook 0.7.1-rc.1, the packaged chart's %d", chartName, version, len(data), len(want))
 	}
 }
 

@@ -86,8 +86,9 @@ func standInImages(t *testing.T) (map[string]string, []byte) {
 // index.json names one OCI image index, tagged with the version without
 // its v, holding an OCI image per GOARCH of images with its platform,
 // whose config and layers are those of the docker-archive given for it
-// (the same image ID and layer digests); every blob matches its digest. It
-// returns the images' digests by GOARCH.
+// (the same image ID and layer digests); every blob matches its digest; a
+// registry takes it, and serves each platform its image. It returns the
+// images' digests by GOARCH.
 func checkImageIndex(t *testing.T, file string, images map[string]string) map[string]v1.Hash {
 	t.Helper()
 	p := readLayoutTar(t, file)
@@ -158,6 +159,7 @@ func checkImageIndex(t *testing.T, file string, images map[string]string) map[st
 	if !slices.Equal(platforms, []string{"linux/amd64", "linux/arm64/v8"}) {
 		t.Errorf("the index's platforms are %q", platforms)
 	}
+	pushImageIndex(t, idx, digests)
 	return digests
 }
 
