@@ -21,19 +21,8 @@ import (
 // registry it is pushed to.
 func checkChartLayout(t *testing.T, file, chartTgz string) {
 	t.Helper()
-	p := readLayoutTar(t, file)
-	idx, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := idx.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.Manifests) != 1 || m.Manifests[0].MediaType != types.OCIManifestSchema1 || m.Manifests[0].Annotations[RefNameAnnotation] != "0.7.1-rc.1" {
-		t.Fatalf("index.json of the chart: %+v", m.Manifests)
-	}
-	raw, err := readBlob(p, m.Manifests[0].Digest.String())
+	p, _, desc := readLayoutTar(t, file, types.OCIManifestSchema1, "0.7.1-rc.1")
+	raw, err := readBlob(p, desc.Digest.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +57,7 @@ func checkChartLayout(t *testing.T, file, chartTgz string) {
 	if !bytes.Equal(content, want) {
 		t.Error("the chart's layer is not the packaged chart")
 	}
-	data, chartName, version := pullChartWithHelm(t, p, m.Manifests[0].Digest)
+	data, chartName, version := pullChartWithHelm(t, p, desc.Digest)
 	if !bytes.Equal(data, want) || chartName != "kpatch-webhook" || version != "0.7.1-rc.1" {
 		t.Errorf("helm pulls the chart %s %s, %d bytes; want kpatch-webhook 0.7.1-rc.1, the packaged chart's %d", chartName, version, len(data), len(want))
 	}

@@ -91,22 +91,7 @@ func standInImages(t *testing.T) (map[string]string, []byte) {
 // images' digests by GOARCH.
 func checkImageIndex(t *testing.T, file string, images map[string]string) map[string]v1.Hash {
 	t.Helper()
-	p := readLayoutTar(t, file)
-	top, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	topManifest, err := top.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(topManifest.Manifests) != 1 {
-		t.Fatalf("index.json names %d manifests, want the image index alone", len(topManifest.Manifests))
-	}
-	desc := topManifest.Manifests[0]
-	if desc.MediaType != types.OCIImageIndex || desc.Annotations[RefNameAnnotation] != "0.7.1-rc.1" {
-		t.Errorf("index.json names %s tagged %q, want an OCI image index tagged 0.7.1-rc.1", desc.MediaType, desc.Annotations[RefNameAnnotation])
-	}
+	_, top, desc := readLayoutTar(t, file, types.OCIImageIndex, "0.7.1-rc.1")
 	idx, err := top.ImageIndex(desc.Digest)
 	if err != nil {
 		t.Fatal(err)

@@ -9,14 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // readLayoutTar unpacks the OCI image layout archive file into a new
-// directory and returns it, after checking that the archive holds the
-// layout at its root (oci-layout, index.json, blobs/sha256/...) and
-// nothing else.
-func readLayoutTar(t *testing.T, file string) layout.Path {
+// directory and returns it, its index.json and the one manifest that
+// names, after checking that the archive holds the layout at its root
+// (oci-layout, index.json, blobs/sha256/...) and nothing else, and that
+// index.json names one manifest, of mediaType, tagged tag.
+func readLayoutTar(t *testing.T, file string, mediaType types.MediaType, tag string) (layout.Path, v1.ImageIndex, v1.Descriptor) {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -57,5 +60,17 @@ func readLayoutTar(t *testing.T, file string) layout.Path {
 	if !seen["oci-layout"] || !seen["index.json"] {
 		t.Fatalf("%s lacks oci-layout or index.json", file)
 	}
-	return layout.Path(dir)
+	p := layout.Path(dir)
+	idx, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Manifests) != 1 || m.Manifests[0].MediaType != mediaType || m.Manifests[0].Annotations[RefNameAnnotation] != tag {
+		t.Fatalf("%s: index.json names %+v, want one %s tagged %s", file, m.Manifests, mediaType, tag)
+	}
+	return p, idx, m.Manifests[0]
 }
