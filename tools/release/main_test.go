@@ -177,6 +177,7 @@ func TestRelease(t *testing.T) {
 			Homepage         string
 			ShortDescription string `json:"shortDescription"`
 			Description      string
+			Caveats          string
 			Platforms        []struct {
 				Selector struct{ MatchLabels map[string]string }
 				URI      string
@@ -191,6 +192,9 @@ func TestRelease(t *testing.T) {
 	}
 	if plugin.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || plugin.Kind != "Plugin" || plugin.Metadata.Name != "kpatch" || plugin.Spec.Version != "v0.7.1-rc.1" || len(plugin.Spec.Platforms) != 1 {
 		t.Fatalf("kpatch.krew.yaml:\n%s", b)
+	}
+	if !strings.Contains(plugin.Spec.Caveats, "kpatch/v0.7.1-rc.1/kubectl_complete-kpatch") {
+		t.Errorf("the krew manifest's caveats do not say where the completion helper is:\n%s", plugin.Spec.Caveats)
 	}
 	p := plugin.Spec.Platforms[0]
 	if p.Selector.MatchLabels["os"] != runtime.GOOS || p.Selector.MatchLabels["arch"] != runtime.GOARCH ||
