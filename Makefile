@@ -79,21 +79,26 @@ notices:
 tools:
 	cd tools && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) mod tidy -diff && $(GO) test -count=1 ./...
 
-## release: the release artefacts in dist/, for VERSION=vX.Y.Z: the CLI for
-## RELEASE_PLATFORMS (archives with kpatch and kubectl-kpatch), the chart
-## (version and appVersion stamped), the image archives for
-## RELEASE_IMAGE_ARCHS, a krew manifest (archives under RELEASE_URL) and
-## checksums.txt. docs/install.md says how to publish and install them.
+## release: the release artefacts in DIST (dist/), for VERSION=vX.Y.Z
+## (a pre-release such as v0.3.0-rc.1 too), checked before anything is
+## deleted or built: the CLI for RELEASE_PLATFORMS (archives with the one
+## binary kubectl-kpatch and its completion helper), the chart (version and
+## appVersion stamped; also as an OCI artefact), the image archives for
+## RELEASE_IMAGE_ARCHS and their OCI image index, a CycloneDX SBOM of each
+## CLI archive and image, a krew manifest (archives under RELEASE_URL) and
+## checksums.txt. docs/install.md says how to publish and verify them.
 RELEASE_PLATFORMS   ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64
 RELEASE_IMAGE_ARCHS ?= amd64 arm64
 RELEASE_URL         ?= $(SOURCE_URL)/releases/download/$(VERSION)
+DIST                ?= $(CURDIR)/dist
 release:
-	@case '$(VERSION)' in v[0-9]*.[0-9]*.[0-9]*) ;; *) echo 'usage: make release VERSION=vX.Y.Z'; exit 2 ;; esac
-	rm -rf dist
+	@cd tools && $(GO) run ./release -check-version -version '$(VERSION)' || \
+		{ echo 'usage: make release VERSION=vX.Y.Z (a semantic version: v0.2.0, v0.3.0-rc.1)' >&2; exit 2; }
+	rm -rf $(DIST)
 	@for arch in $(RELEASE_IMAGE_ARCHS); do \
 		$(MAKE) --no-print-directory image IMAGE_ARCH=$$arch IMAGE_ARCHIVE=$(CURDIR)/$(BIN)/release/image-$$arch.tar || exit 1; \
 	done
-	cd tools && $(GO) run ./release -root $(CURDIR) -dist $(CURDIR)/dist -version '$(VERSION)' -commit '$(COMMIT)' \
+	cd tools && $(GO) run ./release -root $(CURDIR) -dist $(DIST) -version '$(VERSION)' -commit '$(COMMIT)' \
 		-created '$(COMMIT_TIME)' -platforms '$(RELEASE_PLATFORMS)' -url '$(RELEASE_URL)' -homepage '$(SOURCE_URL)' \
 		$(foreach arch,$(RELEASE_IMAGE_ARCHS),-image $(arch)=$(CURDIR)/$(BIN)/release/image-$(arch).tar)
 
@@ -213,4 +218,4 @@ bench-e2e: controlplane
 	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/benche2e $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(BIN) dist
+	rm -rf $(BIN) $(DIST)

@@ -15,11 +15,12 @@ import (
 
 const root = "../.."
 
-// markdownFiles returns README.md, CONTRIBUTING.md and every Markdown file
-// below docs/.
+// markdownFiles returns README.md, CONTRIBUTING.md, CHANGELOG.md,
+// SECURITY.md and every Markdown file below docs/.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md")}
+	files := []string{filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"),
+		filepath.Join(root, "CHANGELOG.md"), filepath.Join(root, "SECURITY.md")}
 	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
 			files = append(files, path)

@@ -1,15 +1,22 @@
 // Command release writes the release artefacts of kpatch to a directory
 // (make release VERSION=v0.2.0 writes dist/):
 //
-//   - kpatch_VERSION_OS_ARCH.tar.gz for each platform: the kpatch CLI, the
-//     same binary as kubectl-kpatch (so that `kubectl kpatch ...` finds
-//     it on the PATH), kubectl_complete-kpatch (kubectl's completion of
-//     the plugin, cmd/kpatch), LICENSE and THIRD_PARTY_NOTICES;
+//   - kpatch_VERSION_OS_ARCH.tar.gz for each platform: the CLI once, as
+//     kubectl-kpatch (the name kubectl finds a plugin by, and the one the
+//     krew manifest links; a link named kpatch to it runs it as kpatch),
+//     kubectl_complete-kpatch (kubectl's completion of the plugin,
+//     cmd/kpatch), LICENSE and THIRD_PARTY_NOTICES;
 //   - kpatch-webhook-CHARTVERSION.tgz: the Helm chart with its version and
 //     appVersion set to the release's (without the leading v, which is
-//     also the image tag the chart deploys by default);
+//     also the image tag the chart deploys by default), as `helm push`
+//     takes it; kpatch-webhook-chart_VERSION.oci.tar: the same chart as an
+//     OCI artefact (an OCI image layout in a tar, chartoci.go);
 //   - kpatch-webhook-image_VERSION_linux_ARCH.tar: the image archives
-//     (make image) given with -image;
+//     (make image) given with -image, as they are;
+//     kpatch-webhook-image_VERSION.oci.tar: the image index of all of them
+//     (imageindex.go), an OCI image layout in a tar;
+//   - NAME.cdx.json beside each CLI archive and each image: its CycloneDX
+//     SBOM, the modules the binary's build info names (sbom.go);
 //   - kpatch.krew.yaml: the krew plugin manifest (krew.yaml.tmpl) with the
 //     archives' URLs under -url and their SHA-256 sums;
 //   - checksums.txt: the SHA-256 of every other file, as sha256sum -c
@@ -19,6 +26,9 @@
 // the release's version and commit (internal/buildinfo). Every time in
 // the archives is -created (the commit's time), so that one commit and Go
 // toolchain give the same files.
+//
+// With -check-version it checks -version only (make release runs it
+// before deleting or building anything).
 package main
 
 import (
@@ -35,22 +45,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
 	"time"
 
+	cdx "github.com/CycloneDX/cyclonedx-go"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 )
 
 //go:embed krew.yaml.tmpl
 var krewTemplate string
-
-// semver is a release version: vMAJOR.MINOR.PATCH with an optional
-// pre-release.
-var semver = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
 
 // Release is what to build and where.
 type Release struct {
@@ -76,6 +85,11 @@ type Release struct {
 // version: without its leading v.
 func ChartVersion(version string) string { return strings.TrimPrefix(version, "v") }
 
+// CLIBinary is the CLI's one binary in its archive: kubectl runs it as
+// `kubectl kpatch`, and it runs as kpatch under any name without the
+// kubectl- prefix (a link named kpatch, cmd/kpatch).
+const CLIBinary = "kubectl-kpatch"
+
 // CLIArchive is the name of the CLI's archive for a platform.
 func CLIArchive(version, goos, goarch string) string {
 	return fmt.Sprintf("kpatch_%s_%s_%s.tar.gz", version, goos, goarch)
@@ -88,8 +102,8 @@ func ImageArchive(version, goarch string) string {
 
 // Run writes the release.
 func (r Release) Run() error {
-	if !semver.MatchString(r.Version) {
-		return fmt.Errorf("version %q is not vMAJOR.MINOR.PATCH", r.Version)
+	if err := CheckVersion(r.Version); err != nil {
+		return err
 	}
 	if entries, err := os.ReadDir(r.Dist); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty", r.Dist)
@@ -110,14 +124,13 @@ func (r Release) Run() error {
 		if !ok {
 			return fmt.Errorf("platform %q is not GOOS/GOARCH", p)
 		}
-		bin := filepath.Join(work, goos+"_"+goarch, "kpatch")
+		bin := filepath.Join(work, goos+"_"+goarch, CLIBinary)
 		if err := r.build(goos, goarch, bin); err != nil {
 			return err
 		}
 		name := CLIArchive(r.Version, goos, goarch)
 		err := writeTarGz(filepath.Join(r.Dist, name), r.Created, []archiveFile{
-			{name: "kpatch", src: bin, mode: 0o755},
-			{name: "kubectl-kpatch", src: bin, mode: 0o755},
+			{name: CLIBinary, src: bin, mode: 0o755},
 			{name: "kubectl_complete-kpatch", src: filepath.Join(r.Root, "cmd", "kpatch", "kubectl_complete-kpatch"), mode: 0o755},
 			{name: "LICENSE", src: license, mode: 0o644},
 			{name: "THIRD_PARTY_NOTICES", src: notices, mode: 0o644},
@@ -131,23 +144,33 @@ func (r Release) Run() error {
 		}
 		krew = append(krew, krewPlatform{OS: goos, Arch: goarch, URL: strings.TrimSuffix(r.URLBase, "/") + "/" + name, SHA256: sum})
 		r.logf("%s", name)
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			return err
+		}
+		subject := cdx.Component{
+			BOMRef: "file:" + name, Type: cdx.ComponentTypeFile, Name: name, Version: r.Version,
+			Hashes: &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: sum}},
+		}
+		if err := r.writeSBOM(name, subject, goBinary{name: CLIBinary, data: data}); err != nil {
+			return err
+		}
 	}
 	chart, err := r.packageChart(work)
 	if err != nil {
 		return err
 	}
 	r.logf("%s", chart)
-	arches := make([]string, 0, len(r.Images))
-	for a := range r.Images {
-		arches = append(arches, a)
+	chartLayout := ChartLayoutArchive(r.Version)
+	if err := writeChartLayout(filepath.Join(work, "chart-layout"), filepath.Join(r.Dist, chart), r.Created); err != nil {
+		return fmt.Errorf("%s: %w", chartLayout, err)
 	}
-	sort.Strings(arches)
-	for _, a := range arches {
-		name := ImageArchive(r.Version, a)
-		if err := copyFile(r.Images[a], filepath.Join(r.Dist, name)); err != nil {
-			return fmt.Errorf("image archive for %s: %w", a, err)
-		}
-		r.logf("%s", name)
+	if err := writeLayoutTar(filepath.Join(work, "chart-layout"), filepath.Join(r.Dist, chartLayout), r.Created); err != nil {
+		return fmt.Errorf("%s: %w", chartLayout, err)
+	}
+	r.logf("%s", chartLayout)
+	if err := r.writeImages(work); err != nil {
+		return err
 	}
 	if len(krew) > 0 {
 		if err := r.writeKrew(krew); err != nil {
@@ -166,6 +189,91 @@ func (r Release) logf(format string, args ...any) {
 	if r.Log != nil {
 		fmt.Fprintf(r.Log, "release: "+format+"\n", args...)
 	}
+}
+
+// writeImages copies the image archives to the release, writes the
+// image index of them all and an SBOM of each image.
+func (r Release) writeImages(work string) error {
+	if len(r.Images) == 0 {
+		return nil
+	}
+	arches := make([]string, 0, len(r.Images))
+	for a := range r.Images {
+		arches = append(arches, a)
+	}
+	sort.Strings(arches)
+	images := map[string]v1.Image{}
+	for _, a := range arches {
+		name := ImageArchive(r.Version, a)
+		if err := copyFile(r.Images[a], filepath.Join(r.Dist, name)); err != nil {
+			return fmt.Errorf("image archive for %s: %w", a, err)
+		}
+		r.logf("%s", name)
+		img, err := ociImage(r.Images[a])
+		if err != nil {
+			return fmt.Errorf("image archive for %s: %w", a, err)
+		}
+		images[a] = img
+	}
+	idx, err := imageIndex(images, arches)
+	if err != nil {
+		return err
+	}
+	indexName := ImageIndexArchive(r.Version)
+	dir := filepath.Join(work, "image-layout")
+	p, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		return err
+	}
+	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{RefNameAnnotation: ChartVersion(r.Version)})); err != nil {
+		return fmt.Errorf("%s: %w", indexName, err)
+	}
+	if err := writeLayoutTar(dir, filepath.Join(r.Dist, indexName), r.Created); err != nil {
+		return fmt.Errorf("%s: %w", indexName, err)
+	}
+	r.logf("%s", indexName)
+	for _, a := range arches {
+		digest, err := images[a].Digest()
+		if err != nil {
+			return err
+		}
+		configDigest, err := images[a].ConfigName()
+		if err != nil {
+			return err
+		}
+		data, err := imageBinary(images[a])
+		if err != nil {
+			return fmt.Errorf("image for %s: %w", a, err)
+		}
+		purl := fmt.Sprintf("pkg:oci/kpatch-webhook@%s%%3A%s?arch=%s", digest.Algorithm, digest.Hex, a)
+		subject := cdx.Component{
+			BOMRef: purl, Type: cdx.ComponentTypeContainer, Name: "kpatch-webhook", Version: ChartVersion(r.Version), PackageURL: purl,
+			Properties: &[]cdx.Property{
+				{Name: "kpatch:image:platform", Value: "linux/" + a},
+				{Name: "kpatch:image:manifest-digest", Value: digest.String()},
+				{Name: "kpatch:image:config-digest", Value: configDigest.String()},
+			},
+		}
+		if err := r.writeSBOM(ImageArchive(r.Version, a), subject, goBinary{name: WebhookPath, data: data}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSBOM writes the SBOM of the artefact named artefact, the subject
+// holding bin, beside it.
+func (r Release) writeSBOM(artefact string, subject cdx.Component, bin goBinary) error {
+	bom, err := binarySBOM(subject, bin, r.Version, r.Created)
+	if err != nil {
+		return fmt.Errorf("SBOM of %s: %w", artefact, err)
+	}
+	name := SBOMFile(artefact)
+	if err := writeSBOM(filepath.Join(r.Dist, name), bom); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	r.logf("%s", name)
+	return nil
 }
 
 // build builds the CLI for a platform into out.
@@ -368,9 +476,11 @@ func run(args []string, log io.Writer) error {
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
 	r := Release{Images: imageFlags{}, Log: log}
 	var platforms, created string
+	var checkVersion bool
 	fs.StringVar(&r.Root, "root", "..", "the kpatch module's `directory`")
 	fs.StringVar(&r.Dist, "dist", "../dist", "the `directory` to write, empty or absent")
-	fs.StringVar(&r.Version, "version", "", "the release `version`, vMAJOR.MINOR.PATCH")
+	fs.StringVar(&r.Version, "version", "", "the release `version`, vMAJOR.MINOR.PATCH[-PRERELEASE]")
+	fs.BoolVar(&checkVersion, "check-version", false, "check -version only, write nothing")
 	fs.StringVar(&r.Commit, "commit", "", "the `commit` the release is built from")
 	fs.StringVar(&created, "created", "", "RFC 3339 `time` of the files in the archives (the commit's time); empty: the Unix epoch")
 	fs.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64,darwin/amd64,darwin/arm64", "GOOS/GOARCH `list` of the CLI, comma-separated")
@@ -382,6 +492,9 @@ func run(args []string, log io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return errors.New("no arguments: use the flags")
+	}
+	if checkVersion {
+		return CheckVersion(r.Version)
 	}
 	if r.URLBase == "" || r.Homepage == "" {
 		return errors.New("-url and -homepage are needed for the krew manifest")

@@ -20,19 +20,18 @@ import (
 )
 
 // TestRelease writes a release of this machine's platform only (the full
-// four-platform build is `make release`) and checks what is in it: names,
-// archive contents, the binary's version, the stamped chart, the krew
+// four-platform build is `make release`), with two stand-in images, and
+// checks what is in it: names, archive contents, the binary's version, the
+// stamped chart and its OCI artefact, the image index, the SBOMs, the krew
 // manifest and the checksums.
 func TestRelease(t *testing.T) {
 	dist := filepath.Join(t.TempDir(), "dist")
-	image := filepath.Join(t.TempDir(), "image.tar")
-	if err := os.WriteFile(image, []byte("stand-in image archive"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	images, webhook := standInImages(t)
 	platform := runtime.GOOS + "/" + runtime.GOARCH
 	args := []string{
 		"-root", "../..", "-dist", dist, "-version", "v0.7.1-rc.1", "-commit", "0123abcd",
-		"-created", "2026-05-06T07:08:09Z", "-platforms", platform, "-image", "amd64=" + image,
+		"-created", "2026-05-06T07:08:09Z", "-platforms", platform,
+		"-image", "amd64=" + images["amd64"], "-image", "arm64=" + images["arm64"],
 		"-url", "https://example.invalid/releases/v0.7.1-rc.1", "-homepage", "https://example.invalid/kpatch",
 	}
 	var log bytes.Buffer
@@ -40,7 +39,12 @@ func TestRelease(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	cli := CLIArchive("v0.7.1-rc.1", runtime.GOOS, runtime.GOARCH)
-	wantFiles := []string{"checksums.txt", "kpatch-webhook-0.7.1-rc.1.tgz", "kpatch-webhook-image_v0.7.1-rc.1_linux_amd64.tar", "kpatch.krew.yaml", cli}
+	wantFiles := []string{
+		"checksums.txt", "kpatch-webhook-0.7.1-rc.1.tgz", "kpatch-webhook-chart_v0.7.1-rc.1.oci.tar",
+		"kpatch-webhook-image_v0.7.1-rc.1_linux_amd64.tar", "kpatch-webhook-image_v0.7.1-rc.1_linux_amd64.cdx.json",
+		"kpatch-webhook-image_v0.7.1-rc.1_linux_arm64.tar", "kpatch-webhook-image_v0.7.1-rc.1_linux_arm64.cdx.json",
+		"kpatch-webhook-image_v0.7.1-rc.1.oci.tar", "kpatch.krew.yaml", cli, SBOMFile(cli),
+	}
 	slices.Sort(wantFiles)
 	entries, err := os.ReadDir(dist)
 	if err != nil {
@@ -85,8 +89,8 @@ func TestRelease(t *testing.T) {
 		t.Errorf("checksums.txt has %d lines, want %d", len(sums), len(wantFiles)-1)
 	}
 
-	// The CLI's archive: kpatch and kubectl-kpatch, the same executable,
-	// the license texts, all at the commit's time.
+	// The CLI's archive: the binary once, as kubectl-kpatch, the
+	// completion helper, the license texts, all at the commit's time.
 	files := readTarGz(t, filepath.Join(dist, cli))
 	var names []string
 	for _, f := range files {
@@ -95,29 +99,36 @@ func TestRelease(t *testing.T) {
 			t.Errorf("%s: time %v, owner %d", f.name, f.modTime, f.uid)
 		}
 	}
-	if !slices.Equal(names, []string{"kpatch", "kubectl-kpatch", "kubectl_complete-kpatch", "LICENSE", "THIRD_PARTY_NOTICES"}) {
+	if !slices.Equal(names, []string{"kubectl-kpatch", "kubectl_complete-kpatch", "LICENSE", "THIRD_PARTY_NOTICES"}) {
 		t.Fatalf("%s holds %q", cli, names)
 	}
-	if !bytes.Contains(files[2].data, []byte("exec kubectl-kpatch __complete \"$@\"")) || files[2].mode&0o111 == 0 {
-		t.Errorf("kubectl_complete-kpatch is not the executable completion shim:\n%s", files[2].data)
+	if !bytes.Contains(files[1].data, []byte("exec kubectl-kpatch __complete \"$@\"")) || files[1].mode&0o111 == 0 {
+		t.Errorf("kubectl_complete-kpatch is not the executable completion shim:\n%s", files[1].data)
 	}
-	if !bytes.Equal(files[0].data, files[1].data) || files[0].mode&0o111 == 0 || files[1].mode&0o111 == 0 {
-		t.Error("kpatch and kubectl-kpatch are not the same executable")
+	if files[0].mode&0o111 == 0 {
+		t.Error("kubectl-kpatch is not executable")
 	}
-	if !bytes.Contains(files[3].data, []byte("Apache License")) || !bytes.Contains(files[4].data, []byte("k8s.io/client-go")) {
+	if !bytes.Contains(files[2].data, []byte("Apache License")) || !bytes.Contains(files[3].data, []byte("k8s.io/client-go")) {
 		t.Error("LICENSE or THIRD_PARTY_NOTICES is not the repository's")
 	}
-	bin := filepath.Join(t.TempDir(), "kubectl-kpatch")
-	if err := os.WriteFile(bin, files[1].data, 0o755); err != nil {
+	binDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(binDir, "kubectl-kpatch"), files[0].data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "version").Output()
-	if err != nil {
+	// A link named kpatch runs the one binary as kpatch (docs/install.md).
+	if err := os.Symlink("kubectl-kpatch", filepath.Join(binDir, "kpatch")); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(out), "Version:   v0.7.1-rc.1\nCommit:    0123abcd\n") {
-		t.Errorf("kubectl-kpatch version:\n%s", out)
+	for _, name := range []string{"kubectl-kpatch", "kpatch"} {
+		out, err := exec.Command(filepath.Join(binDir, name), "version").Output()
+		if err != nil {
+			t.Fatalf("%s version: %v", name, err)
+		}
+		if !strings.HasPrefix(string(out), "Version:   v0.7.1-rc.1\nCommit:    0123abcd\n") {
+			t.Errorf("%s version:\n%s", name, out)
+		}
 	}
+	checkCLISBOM(t, filepath.Join(dist, SBOMFile(cli)), cli, sums[cli], files[0].data)
 
 	// The chart: version and appVersion stamped, every file of it there.
 	c, err := loader.LoadFile(filepath.Join(dist, "kpatch-webhook-0.7.1-rc.1.tgz"))
@@ -134,10 +145,22 @@ func TestRelease(t *testing.T) {
 	if len(c.Templates) != len(src.Templates) || len(c.Files) != len(src.Files) || c.Schema == nil {
 		t.Errorf("the packaged chart has %d templates and %d files, the chart %d and %d", len(c.Templates), len(c.Files), len(src.Templates), len(src.Files))
 	}
+	checkChartLayout(t, filepath.Join(dist, "kpatch-webhook-chart_v0.7.1-rc.1.oci.tar"), filepath.Join(dist, "kpatch-webhook-0.7.1-rc.1.tgz"))
 
-	// The image archive is copied as it is.
-	if b, _ := os.ReadFile(filepath.Join(dist, "kpatch-webhook-image_v0.7.1-rc.1_linux_amd64.tar")); string(b) != "stand-in image archive" {
-		t.Errorf("image archive: %q", b)
+	// The image archives are copied as they are; the index holds both
+	// images, each with its SBOM.
+	for arch, file := range images {
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dist, ImageArchive("v0.7.1-rc.1", arch))); !bytes.Equal(b, want) {
+			t.Errorf("the image archive for %s is not the one given", arch)
+		}
+	}
+	digests := checkImageIndex(t, filepath.Join(dist, "kpatch-webhook-image_v0.7.1-rc.1.oci.tar"), images)
+	for arch, digest := range digests {
+		checkImageSBOM(t, filepath.Join(dist, SBOMFile(ImageArchive("v0.7.1-rc.1", arch))), arch, digest, webhook)
 	}
 
 	// The krew manifest: one platform, the archive's URL and checksum.
@@ -154,6 +177,7 @@ func TestRelease(t *testing.T) {
 			Homepage         string
 			ShortDescription string `json:"shortDescription"`
 			Description      string
+			Caveats          string
 			Platforms        []struct {
 				Selector struct{ MatchLabels map[string]string }
 				URI      string
@@ -169,6 +193,9 @@ func TestRelease(t *testing.T) {
 	if plugin.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || plugin.Kind != "Plugin" || plugin.Metadata.Name != "kpatch" || plugin.Spec.Version != "v0.7.1-rc.1" || len(plugin.Spec.Platforms) != 1 {
 		t.Fatalf("kpatch.krew.yaml:\n%s", b)
 	}
+	if !strings.Contains(plugin.Spec.Caveats, "kpatch/v0.7.1-rc.1/kubectl_complete-kpatch") {
+		t.Errorf("the krew manifest's caveats do not say where the completion helper is:\n%s", plugin.Spec.Caveats)
+	}
 	p := plugin.Spec.Platforms[0]
 	if p.Selector.MatchLabels["os"] != runtime.GOOS || p.Selector.MatchLabels["arch"] != runtime.GOARCH ||
 		p.URI != "https://example.invalid/releases/v0.7.1-rc.1/"+cli || p.SHA256 != sums[cli] || p.Bin != "kubectl-kpatch" {
@@ -183,15 +210,6 @@ func TestRelease(t *testing.T) {
 	// A second run refuses the directory it wrote.
 	if err := run(args, io.Discard); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("a second release into the same directory: %v", err)
-	}
-}
-
-func TestReleaseRefusesBadVersions(t *testing.T) {
-	for _, v := range []string{"", "0.1.0", "v1", "v1.2", "v01.2.3", "dev"} {
-		args := []string{"-dist", t.TempDir(), "-version", v, "-url", "u", "-homepage", "h", "-platforms", ""}
-		if err := run(args, io.Discard); err == nil || !strings.Contains(err.Error(), "is not vMAJOR.MINOR.PATCH") {
-			t.Errorf("version %q: %v", v, err)
-		}
 	}
 }
 
