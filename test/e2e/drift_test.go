@@ -22,20 +22,7 @@ import (
 // policyReportCRD is a minimal wgpolicyk8s.io/v1alpha2 PolicyReport CRD:
 // its kind, served and stored, any content.
 func policyReportCRD() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "policyreports.wgpolicyk8s.io"},
-		"spec": map[string]any{
-			"group": "wgpolicyk8s.io",
-			"scope": "Namespaced",
-			"names": map[string]any{"plural": "policyreports", "singular": "policyreport", "kind": "PolicyReport", "listKind": "PolicyReportList"},
-			"versions": []any{map[string]any{
-				"name": "v1alpha2", "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			}},
-		},
-	}}
+	return openCRD("wgpolicyk8s.io", "v1alpha2", "PolicyReport", "policyreports")
 }
 
 // driftReport returns the rules of the results of the namespace's
