@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -55,6 +56,8 @@ const (
 	staleEventsPerSecond = 5
 	// driftFieldManager writes the PolicyReports.
 	driftFieldManager = "kpatch-drift"
+	// discoveryTimeout bounds each discovery request of the scan.
+	discoveryTimeout = 30 * time.Second
 )
 
 // policyReports is the resource of the PolicyReports --drift-reports
@@ -76,7 +79,7 @@ type driftLoop struct {
 	handler    *admission.Handler
 	namespaces *informed.InformedNamespaces
 	dyn        dynamic.Interface
-	discover   func() ([]rules.ServedResource, error)
+	discover   func(context.Context) ([]rules.ServedResource, error)
 	whoAmI     func(context.Context) (authenticationv1.UserInfo, error)
 	recorder   events.EventRecorder
 	metrics    *metrics.Metrics
@@ -104,7 +107,10 @@ func (o *Options) newDriftLoop(mgr manager.Manager, s settings, w *admission.Wat
 	if err != nil {
 		return nil, fmt.Errorf("drift scan: %w", err)
 	}
-	d, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, mgr.GetHTTPClient())
+	// discovery takes no context: its requests time out instead
+	dcfg := rest.CopyConfig(cfg)
+	dcfg.Timeout = discoveryTimeout
+	d, err := discovery.NewDiscoveryClientForConfig(dcfg)
 	if err != nil {
 		return nil, fmt.Errorf("drift scan: %w", err)
 	}
@@ -115,7 +121,7 @@ func (o *Options) newDriftLoop(mgr manager.Manager, s settings, w *admission.Wat
 	m.RegisterDrift(reg)
 	l := &driftLoop{
 		o: o, s: s, registry: w.Current, handler: h, namespaces: namespaces, dyn: dyn,
-		discover: func() ([]rules.ServedResource, error) { return rules.DiscoverResources(d) },
+		discover: func(ctx context.Context) ([]rules.ServedResource, error) { return discover(ctx, d) },
 		whoAmI: func(ctx context.Context) (authenticationv1.UserInfo, error) {
 			r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 			if err != nil {
@@ -171,7 +177,10 @@ func (l *driftLoop) scan(ctx context.Context, admitter drift.Admitter) {
 	if reg == nil {
 		return
 	}
-	served, err := l.discover()
+	served, err := l.discover(ctx)
+	if ctx.Err() != nil {
+		return // the term ended
+	}
 	if err != nil {
 		l.log.Error(err, "discovery: the scan lists the resources discovered")
 	}
@@ -198,6 +207,26 @@ func (l *driftLoop) scan(ctx context.Context, admitter drift.Admitter) {
 		if err := rc.Reconcile(ctx, report); err != nil && ctx.Err() == nil {
 			l.log.Error(err, "reconcile")
 		}
+	}
+}
+
+// discover is rules.DiscoverResources of d, given up when ctx ends: a
+// term that ends does not wait for an API server that does not answer.
+func discover(ctx context.Context, d discovery.ServerResourcesInterface) ([]rules.ServedResource, error) {
+	type found struct {
+		served []rules.ServedResource
+		err    error
+	}
+	done := make(chan found, 1) // the request outlives ctx, within its timeout
+	go func() {
+		served, err := rules.DiscoverResources(d)
+		done <- found{served, err}
+	}()
+	select {
+	case f := <-done:
+		return f.served, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

@@ -1,13 +1,19 @@
 package app
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
+	"github.com/go-logr/logr"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 
+	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/drift"
 	"kpatch.dev/kpatch/pkg/registry"
 	"kpatch.dev/kpatch/pkg/rules"
@@ -62,5 +68,47 @@ func TestRegistryVersion(t *testing.T) {
 		if registryVersion(compiled(t, data)) == v {
 			t.Errorf("%s: the same version %s", name, v)
 		}
+	}
+}
+
+// stuckDiscovery is an API server that does not answer discovery until
+// released.
+type stuckDiscovery struct {
+	discovery.ServerResourcesInterface
+	asked   chan struct{}
+	release chan struct{}
+}
+
+func (s stuckDiscovery) ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error) {
+	close(s.asked)
+	<-s.release
+	return nil, nil, nil
+}
+
+// TestDriftRunEndsWithItsTerm: a scan waiting for discovery from an API
+// server that does not answer (frozen) ends when its term does, so that
+// the leader's term ends and the elector campaigns again.
+func TestDriftRunEndsWithItsTerm(t *testing.T) {
+	reg := compiled(t, map[string]string{"web.kpatch": "[deployment.web]\nreplicas: 2\n"})
+	d := stuckDiscovery{asked: make(chan struct{}), release: make(chan struct{})}
+	defer close(d.release)
+	l := &driftLoop{
+		o: &Options{DriftInterval: time.Millisecond}, registry: func() *registry.Registry { return reg }, handler: &admission.Handler{},
+		whoAmI:   func(context.Context) (authenticationv1.UserInfo, error) { return authenticationv1.UserInfo{}, nil },
+		discover: func(ctx context.Context) ([]rules.ServedResource, error) { return discover(ctx, d) },
+		changed:  make(chan struct{}, 1), log: logr.Discard(),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		l.run(ctx)
+		close(done)
+	}()
+	<-d.asked
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a deadlock's guard, not a speed
+		t.Fatal("the scan outlived its term, waiting for discovery")
 	}
 }
