@@ -323,9 +323,10 @@ func objectReference(ref drift.ObjectRef) *corev1.ObjectReference {
 
 // writeReports writes the report of each namespace with stale objects
 // (drift.PolicyReport), with a server-side apply, and deletes kpatch's
-// report of each namespace that has none now, unless a truncated scan did
-// not reach it; when the PolicyReport CRD is not served it logs so once
-// and writes nothing.
+// report of every other namespace (nothing stale there now, or no longer
+// scanned); a truncated scan, which did not look at every object, deletes
+// none. When the PolicyReport CRD is not served it logs so once and
+// writes nothing.
 func (l *driftLoop) writeReports(ctx context.Context, r *drift.Report, served []rules.ServedResource) {
 	if !slices.ContainsFunc(served, func(s rules.ServedResource) bool { return s.GroupVersionResource == policyReports }) {
 		if !l.noCRDLogged {
@@ -346,16 +347,18 @@ func (l *driftLoop) writeReports(ctx context.Context, r *drift.Report, served []
 			l.log.Error(err, "writing the PolicyReport", "namespace", ns)
 		}
 	}
+	if r.Truncated() {
+		return
+	}
 	existing, err := reports.List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=kpatch",
 		FieldSelector: "metadata.name=" + drift.PolicyReportName})
 	if err != nil {
 		l.log.Error(err, "listing the PolicyReports")
 		return
 	}
-	scanned := r.Scanned()
 	for _, item := range existing.Items {
 		ns := item.GetNamespace()
-		if len(r.Stale(ns)) > 0 || r.Truncated() && !slices.Contains(scanned, ns) {
+		if len(r.Stale(ns)) > 0 {
 			continue
 		}
 		err := reports.Namespace(ns).Delete(ctx, drift.PolicyReportName, metav1.DeleteOptions{

@@ -2,16 +2,24 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"kpatch.dev/kpatch/pkg/admission"
 	"kpatch.dev/kpatch/pkg/drift"
@@ -110,5 +118,89 @@ func TestDriftRunEndsWithItsTerm(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute): // a deadlock's guard, not a speed
 		t.Fatal("the scan outlived its term, waiting for discovery")
+	}
+}
+
+// TestDriftWritesAndDeletesReports: the scan lists through the API server
+// (dynamicObjects); the report of a namespace with stale objects is
+// written with its results, kpatch's reports of the other namespaces are
+// deleted, another report is left alone; a truncated scan deletes none;
+// without the CRD nothing is written.
+func TestDriftWritesAndDeletesReports(t *testing.T) {
+	report := func(ns, name string, managed bool) *unstructured.Unstructured {
+		r := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+			"metadata": map[string]any{"name": name, "namespace": ns}}}
+		if managed {
+			r.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "kpatch"})
+		}
+		return r
+	}
+	deployment := func(ns, name, file string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": name, "namespace": ns, "uid": "uid-" + name, "labels": map[string]any{"file": file}}}}
+	}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	served := []rules.ServedResource{{GroupVersionResource: policyReports, Kind: "PolicyReport", Namespaced: true}}
+	stale := drift.AdmitterFunc(func(_ context.Context, _ drift.Kind, obj map[string]any) (drift.Admission, error) {
+		file, _, _ := unstructured.NestedString(obj, "metadata", "labels", "file")
+		if file == "" {
+			return drift.Admission{}, nil
+		}
+		return drift.Admission{Files: []drift.FileChange{{File: file, Fields: []string{"/spec/replicas"}}}}, nil
+	})
+	for _, c := range []struct {
+		name       string
+		maxObjects int
+		served     []rules.ServedResource
+		want       []string // the reports left, namespace/name
+	}{
+		{"complete", 0, served, []string{"b/other"}},
+		{"truncated", 2, served, []string{"b/kpatch-drift", "b/other", "gone/kpatch-drift"}},
+		{"no CRD", 0, nil, []string{"b/kpatch-drift", "b/other", "gone/kpatch-drift"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+				map[schema.GroupVersionResource]string{policyReports: "PolicyReportList", deployments: "DeploymentList"},
+				report("b", "kpatch-drift", true), report("b", "other", false), report("gone", "kpatch-drift", true),
+				deployment("a", "web", "drift/web.kpatch"), deployment("b", "api", ""), deployment("b", "db", ""))
+			sc := drift.Scanner{Lister: dynamicObjects{dyn}, Admitter: stale, Kinds: []drift.Kind{{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment"}},
+				Namespaces: []string{"a", "b"}, Version: "v1", MaxObjects: c.maxObjects}
+			r, err := sc.Scan(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Truncated() != (c.maxObjects > 0) {
+				t.Fatalf("truncated %v", r.Truncated())
+			}
+			// the fake applies no Unstructured: the apply is recorded
+			applied := map[string]int{} // results, by namespace
+			dyn.PrependReactor("patch", "policyreports", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				p := a.(k8stesting.PatchAction)
+				var body map[string]any
+				if err := json.Unmarshal(p.GetPatch(), &body); err != nil || p.GetPatchType() != types.ApplyPatchType || p.GetName() != "kpatch-drift" {
+					t.Errorf("patch %s %s/%s: %v", p.GetPatchType(), p.GetNamespace(), p.GetName(), err)
+				}
+				results, _ := body["results"].([]any)
+				applied[p.GetNamespace()] = len(results)
+				return true, &unstructured.Unstructured{Object: body}, nil
+			})
+			l := &driftLoop{dyn: dyn, log: testr.New(t)}
+			l.writeReports(context.Background(), r, c.served)
+			list, err := dyn.Resource(policyReports).List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, item := range list.Items {
+				got = append(got, item.GetNamespace()+"/"+item.GetName())
+			}
+			if want := map[string]int{"a": 1}; c.served != nil && !reflect.DeepEqual(applied, want) || c.served == nil && len(applied) > 0 {
+				t.Errorf("applied %v (results by namespace)", applied)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("reports %v, want %v", got, c.want)
+			}
+		})
 	}
 }
