@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -10,12 +11,16 @@ import (
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/internal/objectjson"
 	"kpatch.dev/kpatch/pkg/admit"
 	"kpatch.dev/kpatch/pkg/apply"
+	"kpatch.dev/kpatch/pkg/drift"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/metrics"
@@ -138,8 +143,7 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	if current != nil {
 		reg = current
 	}
-	p := admit.Policy{RegistryNamespace: h.RegistryNamespace, Cluster: (*informedCluster)(h), Budget: h.budget(),
-		Valid: h.schemas(), ConditionBudget: h.ConditionBudget, AnnotateApplied: h.AnnotateApplied}
+	p := h.policy()
 	res := admit.Admit(ctx, log, &p, reg, &admit.Object{
 		Kind: req.Kind.Kind, Namespace: req.Namespace, Name: req.Name, Operation: string(req.Operation),
 		Raw: req.Object.Raw, OldRaw: req.OldObject.Raw,
@@ -189,6 +193,85 @@ func (h *Handler) handle(ctx context.Context, log logr.Logger, req *admission.Re
 	return resp, result
 }
 
+// policy is how the Handler admits objects.
+func (h *Handler) policy() admit.Policy {
+	return admit.Policy{RegistryNamespace: h.RegistryNamespace, Cluster: (*informedCluster)(h), Budget: h.budget(),
+		Valid: h.schemas(), ConditionBudget: h.ConditionBudget, AnnotateApplied: h.AnnotateApplied}
+}
+
+// StoredAdmitter is the drift scan's drift.Admitter: it admits a stored
+// object as the Handler answers an UPDATE of it by user (the webhook's
+// ServiceAccount) that changes nothing, the old object and the new being
+// the object, with the Handler's policy (files, values, budgets,
+// conditions, schemas), and says which files would change it and which
+// fields (drift.Observer). A Handler that does not patch UPDATE
+// (Operations) changes no stored object: every object is as it would
+// make it.
+func (h *Handler) StoredAdmitter(user authenticationv1.UserInfo, log logr.Logger) drift.Admitter {
+	return drift.AdmitterFunc(func(ctx context.Context, kind drift.Kind, obj map[string]any) (drift.Admission, error) {
+		if !h.patchesOperation(admissionv1.Update) {
+			return drift.Admission{}, nil
+		}
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return drift.Admission{}, fmt.Errorf("encode %s: %w", kind.Kind, err)
+		}
+		meta, _ := obj["metadata"].(map[string]any)
+		ns, _ := meta["namespace"].(string)
+		name, _ := meta["name"].(string)
+		gvk := metav1.GroupVersionKind{Group: kind.Group, Version: kind.Version, Kind: kind.Kind}
+		gvr := metav1.GroupVersionResource{Group: kind.Group, Version: kind.Version, Resource: kind.Resource}
+		req := admissionv1.AdmissionRequest{Kind: gvk, Resource: gvr, RequestKind: &gvk, RequestResource: &gvr,
+			Namespace: ns, Name: name, Operation: admissionv1.Update, UserInfo: user, DryRun: &dryRun,
+			Object: runtime.RawExtension{Raw: raw}, OldObject: runtime.RawExtension{Raw: raw}}
+		var reg admit.Registry // nil until the first sync
+		if current := h.Registry(); current != nil {
+			reg = current
+		}
+		var obs drift.Observer
+		p := h.policy()
+		p.Observer = &obs
+		res := admit.Admit(ctx, log, &p, reg, &admit.Object{Kind: kind.Kind, Namespace: ns, Name: name,
+			Operation: string(admissionv1.Update), Raw: raw, OldRaw: raw}, &req)
+		defer res.Release()
+		if res.Err != nil {
+			return drift.Admission{}, res.Err
+		}
+		return storedAdmission(res.Run, res.Patch, obs.Files())
+	})
+}
+
+// dryRun is the dry run of the drift scan's requests: nothing is stored.
+var dryRun = true
+
+// storedAdmission is what the answer of a run with patch would change of
+// a stored object: the files of the run that patched it or that an UPDATE
+// leaves out for a field it may not change, as observed, and the paths
+// of the patch.
+func storedAdmission(run *apply.ObjectRun, patch []byte, observed []drift.FileChange) (drift.Admission, error) {
+	var adm drift.Admission
+	if run == nil {
+		return adm, nil
+	}
+	if patch != nil {
+		var ops []struct {
+			Path string `json:"path"`
+		}
+		if err := json.Unmarshal(patch, &ops); err != nil {
+			return adm, fmt.Errorf("read the answer's JSONPatch: %w", err)
+		}
+		for _, op := range ops {
+			adm.Ops = append(adm.Ops, op.Path)
+		}
+	}
+	for _, c := range observed {
+		if c.Immutable != "" || patch != nil {
+			adm.Files = append(adm.Files, c)
+		}
+	}
+	return adm, nil
+}
+
 // answer admits the object with its JSONPatch and a warning per failing
 // file and per ${required} field that nothing set (admit.Result's
 // Messages), or, in strict mode, denies it if there is any.
@@ -232,16 +315,17 @@ func (h *Handler) patches(req *admission.Request) bool {
 	if len(req.Object.Raw) == 0 || req.SubResource != "" {
 		return false
 	}
+	return h.patchesOperation(req.Operation)
+}
+
+// patchesOperation reports whether op is one of the Handler's
+// Operations.
+func (h *Handler) patchesOperation(op admissionv1.Operation) bool {
 	ops := h.Operations
 	if len(ops) == 0 {
 		ops = []admissionv1.Operation{admissionv1.Create}
 	}
-	for _, op := range ops {
-		if op == req.Operation {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(ops, op)
 }
 
 // informedCluster is the cluster the Handler admits objects in

@@ -25,6 +25,7 @@ var _ apply.Observer = (*Observer)(nil)
 // Observe records what one file did to the object.
 func (o *Observer) Observe(_ int, run apply.FileRun, before, after map[string]any) {
 	change := FileChange{File: run.File.Name(), Reconcile: run.File.Meta().Reconcile}
+	o.files = slices.DeleteFunc(o.files, func(c FileChange) bool { return c.File == change.File })
 	var immutable *apply.ImmutableError
 	switch {
 	case run.Result == apply.Immutable && errors.As(run.Err, &immutable):

@@ -50,3 +50,23 @@ func TestObserverImmutable(t *testing.T) {
 		t.Error("a finding of a file without reconcile is reconcilable")
 	}
 }
+
+// TestObserverAppliedAgain: a loop that applies the files again tells the
+// Observer each file again; it records what each did last, once: a file
+// that patched in the first pass and failed in the second is not
+// recorded, one that patched in both is recorded once.
+func TestObserverAppliedAgain(t *testing.T) {
+	a := patchFile(t, "a.kpatch", "[pod.web]\nmetadata.labels.a: x\n")
+	b := patchFile(t, "b.kpatch", "[pod.web]\nmetadata.labels.b: x\n")
+	before := map[string]any{"metadata": map[string]any{"name": "web"}}
+	after := map[string]any{"metadata": map[string]any{"name": "web", "labels": map[string]any{"a": "x"}}}
+	var obs Observer
+	obs.Observe(0, apply.FileRun{File: a, Result: apply.Patched}, before, after)
+	obs.Observe(0, apply.FileRun{File: b, Result: apply.Patched}, before, after)
+	obs.Observe(0, apply.FileRun{File: a, Result: apply.Patched}, before, after)
+	obs.Observe(0, apply.FileRun{File: b, Result: apply.Failed}, before, before)
+	want := []FileChange{{File: "a.kpatch", Fields: []string{"/metadata/labels"}}}
+	if got := obs.Files(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("files %+v\nwant %+v", got, want)
+	}
+}

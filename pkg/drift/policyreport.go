@@ -34,9 +34,8 @@ const (
 // in resources. Its summary counts every result, its results are the
 // first maxResults (DefaultMaxResults when 0), in the scan's order; when
 // results are left out, or the scan was truncated, TruncatedAnnotation
-// says so. Each namespace the scan listed (Report.Scanned) gets one: a
-// namespace without stale objects gets a report without results, which
-// clears the one of the scan before.
+// says so. A namespace without stale objects renders a report without
+// results; the webhook deletes its report instead (docs/drift.md).
 func PolicyReport(r *Report, namespace string, maxResults int) map[string]any {
 	if maxResults <= 0 {
 		maxResults = DefaultMaxResults

@@ -43,10 +43,9 @@ func (r *Report) Objects() int { return r.objects }
 // objects left to admit: what it found holds, the rest was not looked at.
 func (r *Report) Truncated() bool { return r.truncated }
 
-// Scanned are the namespaces the scan listed, sorted: each gets a
-// report (PolicyReport), empty when nothing there is stale. A truncated
-// scan leaves out those it did not reach, whose reports of the scan
-// before still stand.
+// Scanned are the namespaces the scan listed, sorted. A truncated scan
+// leaves out those it did not reach, whose reports of the scan before
+// still stand.
 func (r *Report) Scanned() []string { return slices.Sorted(maps.Keys(r.scanned)) }
 
 // Namespaces are the namespaces with stale objects, sorted.

@@ -2,9 +2,11 @@ package informed
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -90,6 +92,22 @@ func (n *InformedNamespaces) Namespace(name string) (*corev1.Namespace, bool) {
 		return nil, false
 	}
 	return v.ns, true
+}
+
+// Names are the names of the Namespaces the informer reported whose
+// labels selector matches (nil: every Namespace), sorted: the namespaces
+// opted in (--namespace-selector), which the drift scan lists.
+func (n *InformedNamespaces) Names(selector labels.Selector) []string {
+	var names []string
+	n.views.Range(func(_, v any) bool {
+		ns := v.(*NamespaceView).ns
+		if selector == nil || selector.Matches(labels.Set(ns.Labels)) {
+			names = append(names, ns.Name)
+		}
+		return true
+	})
+	slices.Sort(names)
+	return names
 }
 
 // view returns the view of the Namespace named name.

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -82,4 +83,27 @@ func (n namespaces) Namespace(name string) (*corev1.Namespace, bool) {
 
 func namespace(name string, annotations map[string]string) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations, Labels: map[string]string{"app.kubernetes.io/part-of": name + "-shop"}}}
+}
+
+// TestInformedNamespaceNames: the names of the Namespaces reported whose
+// labels the selector matches, sorted; a deleted one is gone; nil
+// selects every one.
+func TestInformedNamespaceNames(t *testing.T) {
+	n := &InformedNamespaces{}
+	for _, ns := range []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"kpatch.dev/inject": "enabled"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "bank", Labels: map[string]string{"kpatch.dev/inject": "enabled"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "gone", Labels: map[string]string{"kpatch.dev/inject": "enabled"}}},
+	} {
+		n.OnAdd(ns, false)
+	}
+	n.OnDelete(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}})
+	optIn := labels.SelectorFromSet(labels.Set{"kpatch.dev/inject": "enabled"})
+	if got := n.Names(optIn); !reflect.DeepEqual(got, []string{"bank", "shop"}) {
+		t.Errorf("opted in: %v", got)
+	}
+	if got := n.Names(nil); !reflect.DeepEqual(got, []string{"bank", "other", "shop"}) {
+		t.Errorf("every namespace: %v", got)
+	}
 }

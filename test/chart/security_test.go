@@ -39,6 +39,15 @@ var docModes = [][]setting{
 	{{"webhook.namespaceSources", true, "`webhook.namespaceSources: true`"}},
 	{{"registry.tenants.enabled", true, "`registry.tenants.enabled: true`"}},
 	{{"webhook.eventsOnPatch", true, "`webhook.eventsOnPatch: true`"}},
+	{{"drift.enabled", true, "`drift.enabled: true`"}},
+	{
+		{"drift.enabled", true, "`drift.enabled: true`"},
+		{"drift.reports", "policyreport", "`drift.reports: policyreport`"},
+	},
+	{
+		{"drift.enabled", true, "`drift.enabled: true`"},
+		{"drift.reconcile.enabled", true, "`drift.reconcile.enabled: true`"},
+	},
 	{{"metrics.reader.subjects", []any{map[string]any{"kind": "Group", "name": readerSubject}}, "`metrics.reader.subjects`"}},
 	{{"metrics.serviceMonitor.enabled", true, "`metrics.serviceMonitor.enabled: true`"}},
 	{

@@ -59,23 +59,28 @@ func createConfigMaps(t *testing.T, ns, prefix string, n int) {
 
 // widgetCRD is a namespaced custom resource, e2e.kpatch.dev/v1 Widget.
 func widgetCRD() *unstructured.Unstructured {
-	crd := &unstructured.Unstructured{Object: map[string]any{
+	return openCRD("e2e.kpatch.dev", "v1", "Widget", "widgets")
+}
+
+// openCRD is the CustomResourceDefinition of a namespaced kind of group
+// and version, served and stored, whose objects hold any content.
+func openCRD(group, version, kind, plural string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "widgets.e2e.kpatch.dev"},
+		"metadata":   map[string]any{"name": plural + "." + group},
 		"spec": map[string]any{
-			"group": "e2e.kpatch.dev",
+			"group": group,
 			"scope": "Namespaced",
-			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"names": map[string]any{"plural": plural, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
 			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
+				"name": version, "served": true, "storage": true,
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{
 					"type": "object", "x-kubernetes-preserve-unknown-fields": true,
 				}},
 			}},
 		},
 	}}
-	return crd
 }
 
 func widget(ns, name string) *unstructured.Unstructured {

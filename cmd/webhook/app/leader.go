@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -162,9 +163,9 @@ func (l *renewedLock) renewedWithin(d time.Duration) bool {
 
 // leaderWork is the leader's own work, run once per term: a sync of the
 // registry as leader (it writes the last good store and records Events
-// while it leads), and with --manage-webhook-rules the rules keeper, on a
-// manager of its own that the term starts and stops (a controller runs
-// once only).
+// while it leads), the drift scan, and with --manage-webhook-rules the
+// rules keeper, on a manager of its own that the term starts and stops
+// (a controller runs once only).
 type leaderWork struct {
 	o       *Options
 	main    manager.Manager
@@ -173,6 +174,8 @@ type leaderWork struct {
 	// the term's stand-in watcher, whose AfterSync the term's rules
 	// keeper sets; the watcher's AfterSync forwards to it
 	current atomic.Pointer[admission.Watcher]
+	// the drift scan (--drift-interval), run in each term; nil without
+	drift *driftLoop
 }
 
 // hookAfterSync forwards each registry the watcher swaps in to the rules
@@ -188,6 +191,12 @@ func (l *leaderWork) hookAfterSync() {
 // term runs the leader's work until ctx, the term, ends.
 func (l *leaderWork) term(ctx context.Context) {
 	go l.watcher.RequestSync(ctx)
+	if l.drift != nil {
+		// the term ends once its scan does: terms never scan at once
+		var scanning sync.WaitGroup
+		defer scanning.Wait()
+		scanning.Go(func() { l.drift.run(ctx) })
+	}
 	if !l.o.ManageWebhookRules {
 		<-ctx.Done()
 		return

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"kpatch.dev/kpatch/pkg/admission"
+	"kpatch.dev/kpatch/pkg/drift"
 	"kpatch.dev/kpatch/pkg/informed"
 	"kpatch.dev/kpatch/pkg/kpatch"
 	"kpatch.dev/kpatch/pkg/registry"
@@ -77,6 +80,12 @@ type Options struct {
 	// the CRD schemas every replica keeps (crdschemas.go)
 	CRDSchemas       bool
 	MaxCRDSchemaSize string
+	// the drift scan and reconcile of the leader (drift.go)
+	DriftInterval   time.Duration
+	DriftMaxObjects int
+	DriftReports    string
+	Reconcile       bool
+	ReconcileRate   float64
 }
 
 // NewOptions returns the defaults.
@@ -109,6 +118,9 @@ func NewOptions() *Options {
 		Tenancy:                DefaultTenancyOptions,
 		CRDSchemas:             true,
 		MaxCRDSchemaSize:       quantity(defaultMaxCRDSchemaSize),
+		DriftInterval:          10 * time.Minute,
+		DriftMaxObjects:        drift.DefaultMaxObjects,
+		ReconcileRate:          1,
 	}
 }
 
@@ -154,6 +166,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MaxCompiledSize, "max-compiled-size", o.MaxCompiledSize, "most memory the compiled registry may take, estimated as 128 times the source bytes of the versions that apply; a file that does not fit does not apply; 0: no limit")
 	o.addSourceFlags(fs)
 	o.addCRDFlags(fs)
+	o.addDriftFlags(fs)
 	o.Serving.addFlags(fs)
 	o.Tenancy.addFlags(fs)
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
@@ -166,6 +179,52 @@ func (o *Options) addSourceFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.NamespaceSelector, "namespace-selector", o.NamespaceSelector, "label selector of the namespaces opted in (the webhook configuration's namespaceSelector): with --namespace-sources, the source ConfigMaps of these namespaces (and of the registry namespace) are kept, those of other namespaces dropped as they arrive; empty: every namespace")
 	fs.IntVar(&o.MaxSourceConfigMaps, "max-source-configmaps", o.MaxSourceConfigMaps, "most source ConfigMaps kept per namespace: a namespace keeps its first ones by name, the others are refused with an Event on them; 0: no limit")
 	fs.StringVar(&o.MaxSourceSize, "max-source-size", o.MaxSourceSize, "most bytes of source ConfigMaps (name, data, binary data, labels, annotations) kept per namespace: a namespace keeps its first ones by name within it, the others are refused with an Event on them; 0: no limit")
+}
+
+// addDriftFlags binds the options of the drift scan and reconcile.
+func (o *Options) addDriftFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.DriftInterval, "drift-interval", o.DriftInterval, "the leader lists the objects of the kinds the registry targets in the namespaces of --namespace-selector, every interval and after each registry change, and admits each as an UPDATE by its ServiceAccount to find those the registry would change now (kpatch_drift_objects; RBAC: list on those kinds, events create); 0 disables the scan")
+	fs.IntVar(&o.DriftMaxObjects, "drift-max-objects", o.DriftMaxObjects, "most objects one drift scan admits; a scan that reaches it stops there and says so; 0: the default")
+	fs.StringVar(&o.DriftReports, "drift-reports", o.DriftReports, "policyreport: write each scan's stale objects into a PolicyReport (wgpolicyk8s.io/v1alpha2) named "+drift.PolicyReportName+" per namespace, deleted when the namespace has none, when that CRD is installed (RBAC: policyreports get, list, create, update, patch, delete); empty: none")
+	fs.BoolVar(&o.Reconcile, "reconcile", o.Reconcile, "for the stale objects of files marked # kpatch:reconcile: true, the leader sends a merge patch of the annotation "+drift.ReconciledAnnotation+" through the API server, so that the UPDATE passes admission and gets the change (RBAC: patch on those kinds); needs the scan and UPDATE in --operations")
+	fs.Float64Var(&o.ReconcileRate, "reconcile-rate", o.ReconcileRate, "most objects per second --reconcile patches, on average (as many at once as one second allows), at most one at a time per namespace")
+}
+
+// DriftReportsPolicyReport is the value of --drift-reports that writes
+// PolicyReports.
+const DriftReportsPolicyReport = "policyreport"
+
+// validateDrift checks the options of the drift scan and reconcile.
+func (o *Options) validateDrift(operations []admissionv1.Operation) []error {
+	var errs []error
+	if o.DriftInterval < 0 {
+		errs = append(errs, fmt.Errorf("--drift-interval: %v is negative", o.DriftInterval))
+	}
+	if o.DriftMaxObjects < 0 {
+		errs = append(errs, fmt.Errorf("--drift-max-objects: %d is negative", o.DriftMaxObjects))
+	}
+	switch o.DriftReports {
+	case "":
+	case DriftReportsPolicyReport:
+		if o.DriftInterval == 0 {
+			errs = append(errs, errors.New("--drift-reports: the reports are the scan's; --drift-interval=0 disables it"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--drift-reports: %q is not %q or empty", o.DriftReports, DriftReportsPolicyReport))
+	}
+	if !o.Reconcile {
+		return errs
+	}
+	if !(o.ReconcileRate > 0) {
+		errs = append(errs, fmt.Errorf("--reconcile-rate: %v is not a positive rate", o.ReconcileRate))
+	}
+	if o.DriftInterval == 0 {
+		errs = append(errs, errors.New("--reconcile: it updates the objects the scan finds; --drift-interval=0 disables it"))
+	}
+	if len(operations) > 0 && !slices.Contains(operations, admissionv1.Update) {
+		errs = append(errs, errors.New("--reconcile: its change comes through an UPDATE, which --operations leaves unpatched"))
+	}
+	return errs
 }
 
 // parseSources parses the options of the source ConfigMaps kept.
@@ -262,6 +321,7 @@ func (o *Options) parse() (settings, error) {
 	if s.crdSchemaBytes, err = o.parseCRDSchemas(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, o.validateDrift(s.operations)...)
 	if s.namespace = o.RegistryNamespace; s.namespace == "" {
 		s.namespace = defaultNamespace()
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -259,6 +260,39 @@ func TestAuditTrailFlags(t *testing.T) {
 		err := parse(t, "--events-on-patch", "--events-on-patch-rate="+rate).Validate()
 		if err == nil || !strings.Contains(err.Error(), "--events-on-patch-rate: ") {
 			t.Errorf("rate %s: %v", rate, err)
+		}
+	}
+}
+
+// TestDriftFlags: the scan every 10 minutes, reporting only, by default;
+// each drift flag refused where it cannot work.
+func TestDriftFlags(t *testing.T) {
+	o := parse(t)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.DriftInterval != 10*time.Minute || o.DriftMaxObjects != 50000 || o.DriftReports != "" || o.Reconcile || o.ReconcileRate != 1 {
+		t.Errorf("defaults %v %d %q %v %v", o.DriftInterval, o.DriftMaxObjects, o.DriftReports, o.Reconcile, o.ReconcileRate)
+	}
+	for _, args := range [][]string{
+		{"--drift-interval=0"},
+		{"--drift-interval=30s", "--drift-max-objects=10", "--drift-reports=policyreport", "--reconcile", "--reconcile-rate=0.5"},
+	} {
+		if err := parse(t, args...).Validate(); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	for want, args := range map[string][]string{
+		"--drift-interval: -1s is negative":               {"--drift-interval=-1s"},
+		"--drift-max-objects: -1 is negative":             {"--drift-max-objects=-1"},
+		`--drift-reports: "kyverno" is not`:               {"--drift-reports=kyverno"},
+		"--drift-reports: the reports are the scan's":     {"--drift-interval=0", "--drift-reports=policyreport"},
+		"--reconcile-rate: 0 is not a positive rate":      {"--reconcile", "--reconcile-rate=0"},
+		"--reconcile: it updates the objects the scan":    {"--reconcile", "--drift-interval=0"},
+		"--reconcile: its change comes through an UPDATE": {"--reconcile", "--operations=CREATE"},
+	} {
+		if err := parse(t, args...).Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", args, err, want)
 		}
 	}
 }

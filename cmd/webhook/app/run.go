@@ -237,6 +237,9 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 	if o.EventsOnPatch {
 		handler.Events = admission.NewPatchEvents(mgr.GetEventRecorder("kpatch-webhook"), o.EventsOnPatchRate, metrics)
 	}
+	if err := o.setupDrift(mgr, s, lead, watcher, handler, namespaces, metrics); err != nil {
+		return err
+	}
 	server, ok := mgr.GetWebhookServer().(*webhookServer)
 	if !ok {
 		return fmt.Errorf("the manager's webhook server is a %T, not the webhook's own", mgr.GetWebhookServer())
@@ -279,6 +282,24 @@ func (o *Options) setupWebhook(mgr manager.Manager, s settings) error {
 		}
 	}
 	return mgr.AddReadyzCheck("webhook", server.StartedChecker())
+}
+
+// setupDrift runs the drift scan (--drift-interval) on the leader: in
+// each term with --leader-elect, else in every replica.
+func (o *Options) setupDrift(mgr manager.Manager, s settings, lead *leaderWork, w *admission.Watcher, h *admission.Handler,
+	namespaces *informed.InformedNamespaces, m *metrics.Metrics) error {
+	loop, err := o.newDriftLoop(mgr, s, w, h, namespaces, m, crmetrics.Registry)
+	if err != nil || loop == nil {
+		return err
+	}
+	if lead != nil {
+		lead.drift = loop
+		return nil
+	}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		loop.run(ctx)
+		return nil
+	}))
 }
 
 // pathTokenKeeper is the keeper of the path token, which every replica
