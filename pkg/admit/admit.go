@@ -65,6 +65,9 @@ type Object struct {
 	Decoded map[string]any
 	// OldRaw is the stored object of an UPDATE.
 	OldRaw []byte
+	// Observer, if set, is told what each file did to the object (a drift
+	// scan's drift.Observer).
+	Observer apply.Observer
 }
 
 // Result is what admitting an object gives: the material of the answer.
@@ -138,7 +141,7 @@ func Admit(ctx context.Context, log logr.Logger, p *Policy, reg Registry, in *Ob
 		return res
 	}
 	opts := apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: in.Namespace, Budget: p.Budget},
-		Sources: p.Cluster, Valid: p.Valid, Operation: in.Operation}
+		Sources: p.Cluster, Valid: p.Valid, Operation: in.Operation, Observer: in.Observer}
 	if res.maps != nil {
 		opts.NewMap = res.maps.Get // the engine's copies die with the object
 	}
