@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/internal/status"
 	"kpatch.dev/kpatch/pkg/drift"
@@ -21,21 +22,15 @@ import (
 
 // policyReportCRD is a minimal CRD of wgpolicyk8s.io/v1alpha2
 // PolicyReport: namespaced, any content.
-func policyReportCRD() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": "policyreports.wgpolicyk8s.io"},
-		"spec": map[string]any{
-			"group": "wgpolicyk8s.io",
-			"scope": "Namespaced",
-			"names": map[string]any{"plural": "policyreports", "singular": "policyreport", "kind": "PolicyReport", "listKind": "PolicyReportList"},
-			"versions": []any{map[string]any{
-				"name": "v1alpha2", "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			}},
-		},
-	}}
+func policyReportCRD(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	var crd unstructured.Unstructured
+	if err := yaml.Unmarshal([]byte(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: policyreports.wgpolicyk8s.io},
+  spec: {group: wgpolicyk8s.io, scope: Namespaced, names: {plural: policyreports, singular: policyreport, kind: PolicyReport, listKind: PolicyReportList},
+    versions: [{name: v1alpha2, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}`), &crd.Object); err != nil {
+		t.Fatal(err)
+	}
+	return &crd
 }
 
 // buildKpatch builds the CLI into a test directory.
@@ -104,7 +99,7 @@ func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
 	ctx := context.Background()
 	bin := buildKpatch(t)
 	kubeconfig := []string{"--kubeconfig", env.Kubeconfig}
-	crd := policyReportCRD()
+	crd := policyReportCRD(t)
 	err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd.DeepCopy())
 	if apierrors.IsNotFound(err) {
 		code, _, stderr := kpatchStatus(t, bin, nil, append(kubeconfig, "-n", "default")...)
