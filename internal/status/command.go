@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -98,11 +99,11 @@ func (o *options) run(ctx context.Context, out, warn io.Writer) error {
 	kc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loading, overrides)
 	namespace, _, err := kc.Namespace()
 	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
+		return kubeconfigError(err)
 	}
 	cfg, err := kc.ClientConfig()
 	if err != nil {
-		return fmt.Errorf("reading the kubeconfig: %w", err)
+		return kubeconfigError(err)
 	}
 	cfg.UserAgent = "kpatch-status"
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -134,4 +135,15 @@ func (o *options) run(ctx context.Context, out, warn io.Writer) error {
 		}
 	}
 	return Print(out, st, o.output)
+}
+
+// ErrNoKubeconfig is a run without a kubeconfig.
+var ErrNoKubeconfig = errors.New("no kubeconfig: give --kubeconfig FILE, set $KUBECONFIG or write ~/.kube/config, as for kubectl")
+
+// kubeconfigError says what is wrong with the kubeconfig.
+func kubeconfigError(err error) error {
+	if clientcmd.IsEmptyConfig(err) {
+		return ErrNoKubeconfig
+	}
+	return fmt.Errorf("reading the kubeconfig: %w", err)
 }

@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -82,6 +83,24 @@ func webhookReport(t *testing.T, ns string) map[string]any {
 	return drift.PolicyReport(report, ns, 0)
 }
 
+// contextKubeconfig is the cluster's kubeconfig with one more context,
+// status, of the same cluster and user and of namespace ns.
+func contextKubeconfig(t *testing.T, ns string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := *cfg.Contexts[cfg.CurrentContext]
+	current.Namespace = ns
+	cfg.Contexts["status"] = &current
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // listerFunc lists one page.
 type listerFunc func() drift.Page
 
@@ -92,7 +111,8 @@ func (f listerFunc) List(context.Context, drift.Kind, string, int64, string) (dr
 // TestStatusReadsTheClusterAsKubectlDoes: kpatch status, run as a user
 // runs it with the kubeconfig of the cluster, says when the cluster
 // serves no PolicyReports, prints the stale objects of the report the
-// webhook writes in a namespace (text and -o json), says when a namespace
+// webhook writes in a namespace (text and -o json; -n, $KUBECONFIG, the
+// namespace of --context's context, -A), says when a namespace
 // has none, and with --scan finds a Deployment created before the file
 // that would change it, without a report.
 func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
@@ -129,6 +149,14 @@ func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
 	if o := st.Namespaces[0].Objects[0]; o.Kind != "Deployment" || o.Name != "web" || len(o.Files) != 1 || o.Files[0].File != "reg/app.kpatch" ||
 		strings.Join(o.Files[0].Fields, ",") != "/spec/replicas" || !o.Files[0].Reconcilable || st.Namespaces[0].Source != status.SourceReport {
 		t.Errorf("-o json: %+v", st.Namespaces[0])
+	}
+	code, stdout, stderr = kpatchStatus(t, bin, nil, "--kubeconfig", contextKubeconfig(t, reported), "--context", "status")
+	if code != 0 || !strings.HasPrefix(stdout, reported+": 1 stale object") {
+		t.Errorf("--context, whose namespace is %s: exit %d, stdout %q, stderr %q", reported, code, stdout, stderr)
+	}
+	code, stdout, stderr = kpatchStatus(t, bin, nil, append(kubeconfig, "-A")...)
+	if code != 0 || !strings.Contains(stdout, reported+": 1 stale object") {
+		t.Errorf("-A: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, _, stderr = kpatchStatus(t, bin, nil, append(kubeconfig, "-n", "default")...)
 	if code != 1 || !strings.Contains(stderr, `namespace "default" has no drift report`) {
