@@ -42,8 +42,13 @@ func (s *scan) run(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	kinds, err := targetedKinds(s.discovery, reg)
-	if err != nil {
-		fmt.Fprintf(s.warn, "warning: %v\n", err) // a group down: the others are scanned
+	switch {
+	case err != nil && len(kinds) == 0:
+		return nil, fmt.Errorf("discovering the kinds the registry targets: %w", err)
+	case err != nil:
+		fmt.Fprintf(s.warn, "warning: %v (the kinds of the other groups are scanned)\n", err)
+	case len(kinds) == 0:
+		fmt.Fprintf(s.warn, "warning: the registry's files target no kind the cluster serves that takes list and update\n")
 	}
 	sc := &drift.Scanner{
 		Lister:     lister{s.client},

@@ -3,6 +3,7 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -27,6 +28,18 @@ var served = []*metav1.APIResourceList{
 	{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{
 		{Name: "deployments", Kind: "Deployment", Namespaced: true, Verbs: []string{"list", "update"}},
 	}},
+}
+
+// newScan is a scan of namespace shop on a cluster that holds objs and
+// serves the resources of served, its client and its warnings.
+func newScan(objs ...runtime.Object) (*scan, *fake.FakeDynamicClient, *bytes.Buffer) {
+	c := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		{Version: "v1", Resource: "configmaps"}: "ConfigMapList", {Version: "v1", Resource: "pods"}: "PodList",
+		{Version: "v1", Resource: "namespaces"}: "NamespaceList", {Group: "apps", Version: "v1", Resource: "deployments"}: "DeploymentList",
+	}, objs...)
+	var warn bytes.Buffer
+	return &scan{client: c, discovery: &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: served}},
+		namespace: "shop", registryNamespace: DefaultRegistryNamespace, selector: labels.SelectorFromSet(labels.Set{"kpatch.dev/registry": "true"}), warn: &warn}, c, &warn
 }
 
 func registryConfigMap(name string, data map[string]any) map[string]any {
@@ -61,13 +74,7 @@ func TestScanFindsTheStaleObjectsOfANamespace(t *testing.T) {
 	} {
 		objs = append(objs, &unstructured.Unstructured{Object: o})
 	}
-	c := fake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		{Version: "v1", Resource: "configmaps"}: "ConfigMapList", {Version: "v1", Resource: "pods"}: "PodList",
-		{Version: "v1", Resource: "namespaces"}: "NamespaceList", {Group: "apps", Version: "v1", Resource: "deployments"}: "DeploymentList",
-	}, objs...)
-	var warn bytes.Buffer
-	sc := &scan{client: c, discovery: &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: served}},
-		namespace: "shop", registryNamespace: DefaultRegistryNamespace, selector: labels.SelectorFromSet(labels.Set{"kpatch.dev/registry": "true"}), warn: &warn}
+	sc, c, warn := newScan(objs...)
 	st, err := sc.run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +102,28 @@ func TestScanFindsTheStaleObjectsOfANamespace(t *testing.T) {
 	}
 	if want := "configmaps/kpatch-system configmaps/shop configmaps/kpatch-system deployments/shop"; strings.Join(listed, " ") != want {
 		t.Errorf("listed %v, want %s: the kinds the registry targets, no others", listed, want)
+	}
+}
+
+// TestScanSaysWhatItCannotScan: a registry whose files target no served
+// kind scans nothing and says so; a discovery that fails is an error; no
+// registry ConfigMap is an error that names the namespace and selector.
+func TestScanSaysWhatItCannotScan(t *testing.T) {
+	ctx := context.Background()
+	gadgets := &unstructured.Unstructured{Object: registryConfigMap("reg", map[string]any{"g.kpatch": "[gadget.web]\nspec.size: 3\n"})}
+	sc, _, warn := newScan(gadgets)
+	if st, err := sc.run(ctx); err != nil || len(st.Namespaces[0].Objects) != 0 || !strings.Contains(warn.String(), "target no kind the cluster serves") {
+		t.Errorf("no served kind: %v, %+v, warnings %q", err, st, warn.String())
+	}
+	sc, _, _ = newScan(gadgets)
+	sc.discovery.(*fakediscovery.FakeDiscovery).PrependReactor("get", "group", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("discovery down")
+	})
+	if _, err := sc.run(ctx); err == nil || !strings.Contains(err.Error(), "discovering the kinds the registry targets: discovery down") {
+		t.Errorf("discovery down: %v", err)
+	}
+	sc, _, _ = newScan()
+	if _, err := sc.run(ctx); !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), `labelled kpatch.dev/registry=true in namespace "kpatch-system"`) {
+		t.Errorf("no registry: %v", err)
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +21,7 @@ import (
 
 	"kpatch.dev/kpatch/internal/status"
 	"kpatch.dev/kpatch/pkg/drift"
+	"kpatch.dev/kpatch/test/cluster"
 )
 
 // policyReportCRD is a minimal CRD of wgpolicyk8s.io/v1alpha2
@@ -171,6 +174,9 @@ func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
 		}
 	}
 	registry(t, "status-scan", map[string]string{"stale.kpatch": "[deployment.stale]\nreplicas: 3\n"}) // after the Deployment
+	t.Cleanup(func() {
+		_ = env.Client.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "status-scan", Namespace: cluster.RegistryNamespace}})
+	})
 	code, stdout, stderr = kpatchStatus(t, bin, nil, append(kubeconfig, "--scan", "-n", scanned, "-o", "json")...)
 	st = status.Status{}
 	if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil || len(st.Namespaces) != 1 {
