@@ -32,16 +32,21 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## demo: the whole product on this machine: a real control plane, the
-## example registry of config/samples, the webhook, a patched Deployment.
-demo: controlplane
-	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/demo
+## The files of both demos: the example registry's ConfigMaps and the
+## quick start's manifests, whose Deployment the demo creates.
+DEMO_REGISTRY := $(sort $(wildcard config/samples/registry-*.yaml))
+DEMO_APP      := examples/quickstart/app.yaml
 
-## demo-cli: apply the example patches to the example manifests with the CLI.
+## demo: the whole product on this machine: a real control plane, the
+## registry ConfigMaps DEMO_REGISTRY, the webhook, a patched Deployment.
+demo: controlplane
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/demo -f $(DEMO_APP) $(addprefix -registry ,$(DEMO_REGISTRY))
+
+## demo-cli: the same registry ConfigMaps applied to the same manifests
+## offline, with the CLI.
 demo-cli: build
-	@echo "# kpatch apply -p examples/quickstart/patches/*.kpatch -f examples/quickstart/app.yaml --values examples/quickstart/values.yaml"
-	@$(BIN)/kpatch apply $(addprefix -p ,$(sort $(wildcard examples/quickstart/patches/*.kpatch))) \
-		-f examples/quickstart/app.yaml --values examples/quickstart/values.yaml
+	@echo "# kpatch apply $(addprefix --registry ,$(DEMO_REGISTRY)) -f $(DEMO_APP)"
+	@$(BIN)/kpatch apply $(addprefix --registry ,$(DEMO_REGISTRY)) -f $(DEMO_APP)
 
 ## certs: a CA and a serving certificate for running the webhook locally.
 certs:

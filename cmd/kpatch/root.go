@@ -35,6 +35,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newParamsCommand(s), newExplainCommand(s), status.NewCommand(), newVersionCommand(s))
+	cmdline.SetVersion(root, currentBuild().Text())
 	cmdline.Setup(root)
 	return root
 }

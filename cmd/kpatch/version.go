@@ -27,8 +27,8 @@ the module version.`,
 			b := currentBuild()
 			switch output {
 			case "":
-				printBuild(s, b)
-				return nil
+				_, err := fmt.Fprint(s.out, b.Text())
+				return err
 			case "json":
 				out, err := json.MarshalIndent(b, "", "    ")
 				if err != nil {
@@ -44,13 +44,4 @@ the module version.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output `FORMAT`: json; text when absent")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
-}
-
-// printBuild prints the build information as text.
-func printBuild(s streams, b buildinfo.Info) {
-	commit := b.CommitText()
-	if b.CommitTime != "" {
-		commit += " " + b.CommitTime
-	}
-	fmt.Fprintf(s.out, "Version:   %s\nCommit:    %s\nGo:        %s\nPlatform:  %s\n", b.Version, commit, b.GoVersion, b.Platform)
 }

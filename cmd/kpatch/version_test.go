@@ -36,6 +36,12 @@ func TestVersionOutput(t *testing.T) {
 	if code, stdout, _ = runCLI(t, nil, "", "version"); code != 0 || !strings.Contains(stdout, "Version:   unknown\nCommit:    unknown\nGo:        go1.99.1") {
 		t.Errorf("without build information: exit %d, stdout:\n%s", code, stdout)
 	}
+	if code, stdout, _ = runCLI(t, nil, "", "--version"); code != 0 || !strings.HasPrefix(stdout, "Version:   unknown\nCommit:    unknown\nGo:        go1.99.1") {
+		t.Errorf("--version: exit %d, stdout:\n%s", code, stdout)
+	}
+	if code, _, _ = runCLI(t, nil, "", "apply", "--version"); code != 2 {
+		t.Errorf("apply --version: exit %d, want 2 (usage: the flag is the root's)", code)
+	}
 	if code, _, _ = runCLI(t, nil, "", "version", "-o", "yaml"); code != 2 {
 		t.Errorf("-o yaml: exit %d, want 2 (usage)", code)
 	}
@@ -56,6 +62,10 @@ func TestVersionOfStampedBinary(t *testing.T) {
 	want := "Version:   v0.9.8\nCommit:    feedfacecafe\nGo:        " + runtime.Version() + "\nPlatform:  " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 	if string(out) != want {
 		t.Errorf("kpatch version:\n%s\nwant:\n%s", out, want)
+	}
+	// the flag, as a user types it, prints the same
+	if out, err = exec.Command(bin, "--version").Output(); err != nil || string(out) != want {
+		t.Errorf("kpatch --version: %v\n%s\nwant:\n%s", err, out, want)
 	}
 }
 

@@ -73,6 +73,16 @@ func (b Info) String() string {
 	return fmt.Sprintf("%s (commit %s, %s, %s)", b.Version, b.CommitText(), b.GoVersion, b.Platform)
 }
 
+// Text is the build as `kpatch version` prints it: version, commit (with
+// its time, when known), Go version and platform, one per line.
+func (b Info) Text() string {
+	commit := b.CommitText()
+	if b.CommitTime != "" {
+		commit += " " + b.CommitTime
+	}
+	return fmt.Sprintf("Version:   %s\nCommit:    %s\nGo:        %s\nPlatform:  %s\n", b.Version, commit, b.GoVersion, b.Platform)
+}
+
 // CommitText is the commit as people read it: "unknown" when the build
 // does not know it, marked "(modified)" when the work tree had changes.
 func (b Info) CommitText() string {

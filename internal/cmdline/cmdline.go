@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,8 +73,11 @@ func Execute(root *cobra.Command, args []string, stderr io.Writer) int {
 // Setup makes the tree of root report usage errors: flag errors, the
 // argument checks of every command, a command that only groups others
 // (the root, completion) run alone or with an unknown subcommand, which
-// would print its help and exit 0, and an unknown help topic.
+// would print its help and exit 0, and an unknown help topic. Run as a
+// kubectl plugin (os.Args[0] kubectl-NAME), the tree is named as kubectl
+// runs it (InvokedAs).
 func Setup(root *cobra.Command) {
+	InvokedAs(root, os.Args[0])
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return AsUsageError(err) })
 	root.SetHelpCommand(newHelpCommand(root.Name()))
 	root.InitDefaultHelpCmd()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,14 +14,14 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/test/cluster"
 )
 
 // limitCriticalPods configures the API server's ResourceQuota admission
-// as some managed platforms do: a pod of a system priority class needs a
-// ResourceQuota scoped to its class.
+// as GKE and other managed platforms do: a pod of a system priority class
+// is admitted only into a namespace holding a ResourceQuota scoped to its
+// class.
 const limitCriticalPods = `apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
@@ -38,44 +37,17 @@ plugins:
               values: [system-node-critical, system-cluster-critical]
 `
 
-var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
-
-// documentedQuota is the ResourceQuota docs/security.md gives for the
-// priority class.
-func documentedQuota(t *testing.T) *corev1.ResourceQuota {
-	t.Helper()
-	src, err := os.ReadFile(securityDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range yamlBlock.FindAllStringSubmatch(string(src), -1) {
-		if !strings.Contains(m[1], "kind: ResourceQuota") {
-			continue
-		}
-		var q corev1.ResourceQuota
-		if err := yaml.UnmarshalStrict([]byte(m[1]), &q); err != nil {
-			t.Fatalf("%s: the ResourceQuota: %v", securityDoc, err)
-		}
-		return &q
-	}
-	t.Fatalf("%s: no ResourceQuota", securityDoc)
-	return nil
-}
-
 // TestBareAPIServer starts an API server with no CRDs, whose ResourceQuota
-// admission limits the system priority classes as some managed platforms
-// do. Every object of the chart's defaults passes a server-side dry run
-// there: nothing needs cert-manager or the Prometheus operator. The
-// chart's pod (system-cluster-critical, outside kube-system) is refused,
-// and admitted once the release namespace holds the ResourceQuota that
-// docs/security.md gives. (On a default API server it needs none: the
-// server-side dry run of every mode creates it in a namespace without a
-// quota.)
+// admission limits the system priority classes as GKE does, and installs
+// the chart's defaults there: every object passes a server-side dry run
+// (nothing needs cert-manager or the Prometheus operator), and the
+// webhook's pod (system-cluster-critical, outside kube-system), refused
+// while the release namespace holds no quota for its class, is admitted
+// once the chart's own ResourceQuota is in place.
 func TestBareAPIServer(t *testing.T) {
 	if reason := cluster.SkipReason(); reason != "" {
 		t.Skip(reason)
 	}
-	quota := documentedQuota(t)
 	config := filepath.Join(t.TempDir(), "admission.yaml")
 	if err := os.WriteFile(config, []byte(limitCriticalPods), 0o644); err != nil {
 		t.Fatal(err)
@@ -96,32 +68,36 @@ func TestBareAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := render(t, nil)
-	for _, u := range objs {
-		if u.GetNamespace() == "" && u.GetKind() != "ClusterRole" && u.GetKind() != "ClusterRoleBinding" && u.GetKind() != "MutatingWebhookConfiguration" &&
-			u.GetKind() != "ValidatingWebhookConfiguration" {
-			t.Errorf("%s %s has no namespace", u.GetKind(), u.GetName())
-		}
-		if err := c.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation("Strict")); err != nil {
-			t.Errorf("the defaults on a bare API server: %s %s: %v", u.GetKind(), u.GetName(), err)
-		}
-	}
 	d := typed[appsv1.Deployment](t, objs, "Deployment")
+	if d.Spec.Template.Spec.PriorityClassName != "system-cluster-critical" {
+		t.Fatalf("priorityClassName %q", d.Spec.Template.Spec.PriorityClassName)
+	}
 	createPod := func() error {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "webhook", Namespace: namespace}, Spec: *d.Spec.Template.Spec.DeepCopy()}
 		pod.Spec.ServiceAccountName = ""
 		return c.Create(ctx, pod, client.DryRunAll)
 	}
-	if d.Spec.Template.Spec.PriorityClassName != "system-cluster-critical" {
-		t.Fatalf("priorityClassName %q", d.Spec.Template.Spec.PriorityClassName)
-	}
-	err = createPod()
-	if err == nil || !strings.Contains(err.Error(), "insufficient quota to match these scopes") {
+	// the API server limits the class: without a quota the pod is refused
+	if err := createPod(); err == nil || !strings.Contains(err.Error(), "insufficient quota to match these scopes") {
 		t.Fatalf("without a ResourceQuota: %v, want insufficient quota", err)
 	}
-	if quota.Namespace != namespace {
-		t.Fatalf("the documented ResourceQuota is for namespace %q", quota.Namespace)
+	quota := typed[corev1.ResourceQuota](t, objs, "ResourceQuota")
+	if quota == nil {
+		t.Fatal("the defaults render no ResourceQuota")
 	}
-	if err := c.Create(ctx, quota); err != nil {
+	for _, u := range objs {
+		if u.GetNamespace() == "" && u.GetKind() != "ClusterRole" && u.GetKind() != "ClusterRoleBinding" && u.GetKind() != "MutatingWebhookConfiguration" &&
+			u.GetKind() != "ValidatingWebhookConfiguration" {
+			t.Errorf("%s %s has no namespace", u.GetKind(), u.GetName())
+		}
+		if u.GetKind() == "ResourceQuota" {
+			continue // created for real below
+		}
+		if err := c.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("the defaults on a bare API server: %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+	if err := c.Create(ctx, quota, client.FieldValidation("Strict")); err != nil {
 		t.Fatal(err)
 	}
 	// no controller-manager here: the quota's usage is recorded by hand, as
@@ -131,6 +107,6 @@ func TestBareAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := createPod(); err != nil {
-		t.Errorf("with the documented ResourceQuota: %v", err)
+		t.Errorf("with the chart's ResourceQuota: %v", err)
 	}
 }

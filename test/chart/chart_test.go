@@ -382,10 +382,28 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"KpatchForgedReviews":         `kpatch_admission_requests_rejected_total{namespace="kpatch-system",reason=~"path-token-missing|path-token-wrong"}`,
 		// the API server's own count of calls it gave up on and admitted
 		"KpatchWebhookFailingOpen": `sum(increase(apiserver_admission_webhook_fail_open_count{name="mutate.kpatch.dev"}[10m])) > 0`,
+		// and of the registry's validation (type validating: the API
+		// server's name for a validating webhook's step)
+		"KpatchRegistryValidationFailingOpen": `sum(increase(apiserver_admission_webhook_fail_open_count{name="validate-registry.kpatch.dev",type="validating"}[10m])) > 0`,
 	} {
 		if !strings.Contains(got[name], want) {
 			t.Errorf("alert %s: %q, want %q", name, got[name], want)
 		}
+	}
+	// each alert names the webhook its configuration renders
+	objs := render(t, nil)
+	for alert, name := range map[string]string{
+		"KpatchWebhookFailingOpen":            typed[admissionregistrationv1.MutatingWebhookConfiguration](t, objs, "MutatingWebhookConfiguration").Webhooks[0].Name,
+		"KpatchRegistryValidationFailingOpen": typed[admissionregistrationv1.ValidatingWebhookConfiguration](t, objs, "ValidatingWebhookConfiguration").Webhooks[0].Name,
+	} {
+		if !strings.Contains(got[alert], `{name="`+name+`"`) {
+			t.Errorf("alert %s: %q does not name the webhook %s", alert, got[alert], name)
+		}
+	}
+	// without the registry's validation, nothing to alert on
+	got = alerts(t, render(t, map[string]any{"metrics": map[string]any{"prometheusRule": map[string]any{"enabled": true}}, "registry": map[string]any{"validate": map[string]any{"enabled": false}}}))
+	if _, ok := got["KpatchRegistryValidationFailingOpen"]; ok || got["KpatchWebhookFailingOpen"] == "" {
+		t.Errorf("registry.validate.enabled false: alerts %v", slices.Sorted(maps.Keys(got)))
 	}
 }
 

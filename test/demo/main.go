@@ -1,18 +1,20 @@
 // Command demo runs kpatch end to end on this machine: it starts a real
-// kube-apiserver and etcd, loads the example registry of config/samples,
-// runs the webhook, creates the example Deployment in an opted-in namespace
-// and prints what the webhook changed.
+// kube-apiserver and etcd, loads the registry ConfigMaps given with
+// -registry, runs the webhook, creates the Deployment of -f in an opted-in
+// namespace and prints what the webhook changed. make demo gives it the
+// files make demo-cli gives `kpatch apply --registry ... -f ...`: the
+// example registry of config/samples and examples/quickstart/app.yaml.
 //
-//	go run ./test/demo    (make demo)
+//	go run ./test/demo -f examples/quickstart/app.yaml -registry config/samples/registry-quickstart.yaml ...
 package main
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -27,16 +29,28 @@ import (
 	"kpatch.dev/kpatch/test/cluster"
 )
 
-const app = "examples/quickstart/app.yaml"
+// files is a repeatable flag: every value given, in order.
+type files []string
+
+func (f *files) String() string     { return strings.Join(*f, ",") }
+func (f *files) Set(v string) error { *f = append(*f, v); return nil }
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	var registry files
+	app := flag.String("f", "", "the manifest whose Deployment the demo creates")
+	flag.Var(&registry, "registry", "a registry ConfigMap manifest to load; repeatable")
+	flag.Parse()
+	if *app == "" || len(registry) == 0 || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: demo -f MANIFEST -registry CONFIGMAP...")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *app, registry); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
+func run(ctx context.Context, app string, registry []string) error {
 	step("starting kube-apiserver and etcd")
 	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
@@ -44,8 +58,7 @@ func run(ctx context.Context) error {
 	}
 	defer c.Stop()
 
-	samples, _ := filepath.Glob("config/samples/registry-*.yaml")
-	for _, f := range samples {
+	for _, f := range registry {
 		step("loading the registry ConfigMap " + f)
 		var cm corev1.ConfigMap
 		if err := readManifest(f, &cm); err != nil {

@@ -1,7 +1,8 @@
 // Package docs checks that the repository speaks for itself: README.md,
 // CONTRIBUTING.md and docs/ link only to files that exist inside the
-// repository and name no path outside it, README.md stays an entry page, and
-// docs/format.md is the one reference of the format.
+// repository and name no path outside it, README.md stays an entry page,
+// docs/format.md is the one reference of the format, and make demo and make
+// demo-cli apply the same files.
 package docs
 
 import (

@@ -3,7 +3,8 @@
 //
 //   - kpatch_VERSION_OS_ARCH.tar.gz for each platform: the kpatch CLI, the
 //     same binary as kubectl-kpatch (so that `kubectl kpatch ...` finds
-//     it on the PATH), LICENSE and THIRD_PARTY_NOTICES;
+//     it on the PATH), kubectl_complete-kpatch (kubectl's completion of
+//     the plugin, cmd/kpatch), LICENSE and THIRD_PARTY_NOTICES;
 //   - kpatch-webhook-CHARTVERSION.tgz: the Helm chart with its version and
 //     appVersion set to the release's (without the leading v, which is
 //     also the image tag the chart deploys by default);
@@ -117,6 +118,7 @@ func (r Release) Run() error {
 		err := writeTarGz(filepath.Join(r.Dist, name), r.Created, []archiveFile{
 			{name: "kpatch", src: bin, mode: 0o755},
 			{name: "kubectl-kpatch", src: bin, mode: 0o755},
+			{name: "kubectl_complete-kpatch", src: filepath.Join(r.Root, "cmd", "kpatch", "kubectl_complete-kpatch"), mode: 0o755},
 			{name: "LICENSE", src: license, mode: 0o644},
 			{name: "THIRD_PARTY_NOTICES", src: notices, mode: 0o644},
 		})

@@ -95,13 +95,16 @@ func TestRelease(t *testing.T) {
 			t.Errorf("%s: time %v, owner %d", f.name, f.modTime, f.uid)
 		}
 	}
-	if !slices.Equal(names, []string{"kpatch", "kubectl-kpatch", "LICENSE", "THIRD_PARTY_NOTICES"}) {
+	if !slices.Equal(names, []string{"kpatch", "kubectl-kpatch", "kubectl_complete-kpatch", "LICENSE", "THIRD_PARTY_NOTICES"}) {
 		t.Fatalf("%s holds %q", cli, names)
+	}
+	if !bytes.Contains(files[2].data, []byte("exec kubectl-kpatch __complete \"$@\"")) || files[2].mode&0o111 == 0 {
+		t.Errorf("kubectl_complete-kpatch is not the executable completion shim:\n%s", files[2].data)
 	}
 	if !bytes.Equal(files[0].data, files[1].data) || files[0].mode&0o111 == 0 || files[1].mode&0o111 == 0 {
 		t.Error("kpatch and kubectl-kpatch are not the same executable")
 	}
-	if !bytes.Contains(files[2].data, []byte("Apache License")) || !bytes.Contains(files[3].data, []byte("k8s.io/client-go")) {
+	if !bytes.Contains(files[3].data, []byte("Apache License")) || !bytes.Contains(files[4].data, []byte("k8s.io/client-go")) {
 		t.Error("LICENSE or THIRD_PARTY_NOTICES is not the repository's")
 	}
 	bin := filepath.Join(t.TempDir(), "kubectl-kpatch")
