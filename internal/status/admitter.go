@@ -39,9 +39,11 @@ func (a *admitter) Admit(ctx context.Context, kind drift.Kind, obj map[string]an
 		Resource: metav1.GroupVersionResource{Group: kind.Group, Version: kind.Version, Resource: kind.Resource},
 	}
 	var observed drift.Observer
-	res := admit.Admit(ctx, logr.Discard(), a.policy, a.registry, &admit.Object{
+	p := *a.policy // the object's own Observer
+	p.Observer = &observed
+	res := admit.Admit(ctx, logr.Discard(), &p, a.registry, &admit.Object{
 		Kind: kind.Kind, Namespace: namespace, Name: name, Operation: string(admissionv1.Update),
-		Decoded: obj, OldRaw: old, Observer: &observed,
+		Decoded: obj, OldRaw: old,
 	}, req)
 	defer res.Release()
 	if res.Err != nil {

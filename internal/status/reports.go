@@ -43,7 +43,7 @@ func readReports(ctx context.Context, c dynamic.Interface, namespace string) (*S
 		case noResource(err):
 			return nil, fmt.Errorf("%w; %s", ErrNoPolicyReports, scanHint)
 		case apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("namespace %q has %w (PolicyReport %s): the webhook writes one in each namespace its drift scan lists, when it runs with --drift-reports=policyreport, after its first scan; the namespace may not be opted in, or not scanned yet; %s",
+			return nil, fmt.Errorf("namespace %q has %w (PolicyReport %s): the webhook, run with --drift-reports=policyreport, writes one where its scan finds stale objects; either nothing in the namespace is stale, or the webhook does not scan it (not opted in, or no scan yet); %s",
 				namespace, ErrNoReport, drift.PolicyReportName, scanHint)
 		case err != nil:
 			return nil, fmt.Errorf("reading PolicyReport %s in %q: %w", drift.PolicyReportName, namespace, err)
@@ -69,7 +69,7 @@ func readReports(ctx context.Context, c dynamic.Interface, namespace string) (*S
 			}
 		}
 		if len(reports) == 0 {
-			return nil, fmt.Errorf("%w in any namespace (PolicyReport %s labelled %s): the webhook writes them when it runs with --drift-reports=policyreport, after its first scan; %s",
+			return nil, fmt.Errorf("%w in any namespace (PolicyReport %s labelled %s): the webhook, run with --drift-reports=policyreport, writes one where its scan finds stale objects; either nothing is stale, or the webhook does not scan (no scan yet); %s",
 				ErrNoReport, drift.PolicyReportName, managedBy, scanHint)
 		}
 	}

@@ -50,6 +50,9 @@ type Policy struct {
 	// target when it mentions AppliedAnnotation, for the webhook to keep
 	// any value of it out.
 	AnnotateApplied bool
+	// Observer, if set, is told what each file did to the object (the
+	// drift scan's drift.Observer).
+	Observer apply.Observer
 }
 
 // Object is one object to admit as its request names it.
@@ -65,9 +68,6 @@ type Object struct {
 	Decoded map[string]any
 	// OldRaw is the stored object of an UPDATE.
 	OldRaw []byte
-	// Observer, if set, is told what each file did to the object (a drift
-	// scan's drift.Observer).
-	Observer apply.Observer
 }
 
 // Result is what admitting an object gives: the material of the answer.
@@ -141,7 +141,7 @@ func Admit(ctx context.Context, log logr.Logger, p *Policy, reg Registry, in *Ob
 		return res
 	}
 	opts := apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: in.Namespace, Budget: p.Budget},
-		Sources: p.Cluster, Valid: p.Valid, Operation: in.Operation, Observer: in.Observer}
+		Sources: p.Cluster, Valid: p.Valid, Operation: in.Operation, Observer: p.Observer}
 	if res.maps != nil {
 		opts.NewMap = res.maps.Get // the engine's copies die with the object
 	}
