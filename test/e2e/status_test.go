@@ -24,9 +24,9 @@ import (
 	"kpatch.dev/kpatch/test/cluster"
 )
 
-// policyReportCRD is a minimal CRD of wgpolicyk8s.io/v1alpha2
+// statusReportCRD is a minimal CRD of wgpolicyk8s.io/v1alpha2
 // PolicyReport: namespaced, any content.
-func policyReportCRD(t *testing.T) *unstructured.Unstructured {
+func statusReportCRD(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	var crd unstructured.Unstructured
 	if err := yaml.Unmarshal([]byte(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: policyreports.wgpolicyk8s.io},
@@ -122,7 +122,7 @@ func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
 	ctx := context.Background()
 	bin := buildKpatch(t)
 	kubeconfig := []string{"--kubeconfig", env.Kubeconfig}
-	crd := policyReportCRD(t)
+	crd := statusReportCRD(t)
 	err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd.DeepCopy())
 	if apierrors.IsNotFound(err) {
 		code, _, stderr := kpatchStatus(t, bin, nil, append(kubeconfig, "-n", "default")...)
