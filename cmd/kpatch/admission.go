@@ -17,9 +17,8 @@ import (
 	"kpatch.dev/kpatch/pkg/registry"
 )
 
-// defaultRegistryNamespace is the namespace the webhook's
-// --registry-namespace defaults to outside a pod, which --admission
-// reads the input with.
+// defaultRegistryNamespace is the webhook's --registry-namespace outside
+// a pod, which --admission reads the input with.
 const defaultRegistryNamespace = "kpatch-system"
 
 // admissionFlags are the flags of apply that evaluate each object alone,

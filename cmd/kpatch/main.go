@@ -1,8 +1,8 @@
 // Command kpatch applies .kpatch files to Kubernetes manifests offline, the
 // way the kpatch admission webhook applies them in a cluster, derives the
 // patch between two sets of manifests, checks patch files without objects,
-// formats them, runs their test suites (kpatch-test.yaml) and prints their
-// parameter schemas.
+// formats them, runs their test suites (kpatch-test.yaml), prints their
+// parameter schemas and, reading a cluster, its drift (status).
 //
 //	kpatch apply -p FILE|DIR|- ... -f FILE|DIR|- ... [-R] [--parameters FILE] [--values FILE] [--set ...] [-o yaml|json] [--fail-unmatched]
 //	kpatch apply --registry FILE|DIR ... [--registry-selector SELECTOR] -f FILE|DIR|- ...
@@ -12,6 +12,7 @@
 //	kpatch params [--parameters FILE] FILE|DIR...
 //	kpatch fmt [-w] [-d] FILE...
 //	kpatch test [--update] [DIR|FILE...]
+//	kpatch status [-n NAMESPACE | -A] [--scan] [-o json|yaml]
 //	kpatch version
 //	kpatch completion bash|zsh|fish|powershell
 //

@@ -42,8 +42,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "expected a command: apply, completion, diff, explain, fmt, lint, params, test, version"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"; the commands are apply, completion, diff, explain, fmt, lint, params, test, version`},
+		{nil, "expected a command: apply, completion, diff, explain, fmt, lint, params, status, test, version"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" for "kpatch"; the commands are apply, completion, diff, explain, fmt, lint, params, status, test, version`},
 		{[]string{"aply"}, "did you mean apply?"},
 		{[]string{"apply"}, "at least one -p FILE (or --registry FILE) is required"},
 		{[]string{"apply", "-p", "p.kpatch"}, "-f FILE (or -f - for standard input) is required"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"kpatch.dev/kpatch/internal/cmdline"
+	"kpatch.dev/kpatch/internal/status"
 )
 
 // streams are the standard streams a command reads and writes.
@@ -22,8 +23,8 @@ func newRootCommand(s streams) *cobra.Command {
 		Short: "Apply .kpatch patch files to Kubernetes manifests, offline",
 		Long: `kpatch applies .kpatch files (and YAML patch files) to Kubernetes manifests,
 the way the kpatch admission webhook patches objects in a cluster; it derives
-the patch file between two sets of manifests, checks patch files without
-objects, prints them in their canonical layout and runs their test suites.
+the patch file between two sets of manifests, checks, formats and tests patch
+files offline, and prints the objects of a cluster they would change (status).
 
 Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.`,
 		SilenceErrors:     true,
@@ -33,7 +34,7 @@ Exit codes: 0 success, 1 a problem in the patches or the input, 2 a usage error.
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newParamsCommand(s), newExplainCommand(s), newVersionCommand(s))
+	root.AddCommand(newApplyCommand(s), newDiffCommand(s), newLintCommand(s), newFmtCommand(s), newTestCommand(s), newParamsCommand(s), newExplainCommand(s), status.NewCommand(), newVersionCommand(s))
 	cmdline.SetVersion(root, currentBuild().Text())
 	cmdline.Setup(root)
 	return root

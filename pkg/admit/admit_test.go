@@ -2,12 +2,14 @@ package admit
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/metrics"
 )
 
@@ -83,5 +85,22 @@ func TestAdmitLeavesWhatItNeverPatches(t *testing.T) {
 	res := admitRaw(t, nil, "shop", "", deploymentJSON)
 	if res.Err == nil || res.Err.Reason != metrics.ReasonNotSynced {
 		t.Errorf("nil registry: %v", res.Err)
+	}
+}
+
+// TestAdmitTellsTheObserver: the Policy's Observer is told what each
+// file did to it, with the object before and after the file.
+func TestAdmitTellsTheObserver(t *testing.T) {
+	reg := newRegistry(t, map[string]string{"a.kpatch": "[deployment.web]\nreplicas: 2\n", "b.kpatch": "[deployment.web]\nreplicas: 2\n"})
+	in, _ := NewInput(nil, "kpatch-system", "")
+	var seen []string
+	obs := apply.ObserverFunc(func(_ int, r apply.FileRun, before, after map[string]any) {
+		seen = append(seen, fmt.Sprintf("%s %s %v->%v", r.File.Name(), r.Result, before["spec"].(map[string]any)["replicas"], after["spec"].(map[string]any)["replicas"]))
+	})
+	res := Admit(context.Background(), logr.Discard(), &Policy{RegistryNamespace: "kpatch-system", Cluster: in, Observer: obs}, reg,
+		&Object{Kind: "Deployment", Namespace: "shop", Name: "web", Operation: string(admissionv1.Update), Raw: []byte(deploymentJSON), OldRaw: []byte(deploymentJSON)}, nil)
+	defer res.Release()
+	if want := "reg/a.kpatch patched 1->2,reg/b.kpatch unchanged 2->2"; strings.Join(seen, ",") != want {
+		t.Errorf("observed %q, want %q", seen, want)
 	}
 }
