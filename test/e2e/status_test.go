@@ -17,25 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"kpatch.dev/kpatch/internal/status"
 	"kpatch.dev/kpatch/pkg/drift"
 	"kpatch.dev/kpatch/test/cluster"
 )
-
-// statusReportCRD is a minimal CRD of wgpolicyk8s.io/v1alpha2
-// PolicyReport: namespaced, any content.
-func statusReportCRD(t *testing.T) *unstructured.Unstructured {
-	t.Helper()
-	var crd unstructured.Unstructured
-	if err := yaml.Unmarshal([]byte(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: policyreports.wgpolicyk8s.io},
-  spec: {group: wgpolicyk8s.io, scope: Namespaced, names: {plural: policyreports, singular: policyreport, kind: PolicyReport, listKind: PolicyReportList},
-    versions: [{name: v1alpha2, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}`), &crd.Object); err != nil {
-		t.Fatal(err)
-	}
-	return &crd
-}
 
 // buildKpatch builds the CLI into a test directory.
 func buildKpatch(t *testing.T) string {
@@ -122,8 +108,17 @@ func TestStatusReadsTheClusterAsKubectlDoes(t *testing.T) {
 	ctx := context.Background()
 	bin := buildKpatch(t)
 	kubeconfig := []string{"--kubeconfig", env.Kubeconfig}
-	crd := statusReportCRD(t)
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd.DeepCopy())
+	crd := policyReportCRD()
+	// a CRD another test deleted may still be going: wait until it is
+	// gone or stays
+	var err error
+	eventually(t, time.Minute, func() error {
+		got := crd.DeepCopy()
+		if err = env.Client.Get(ctx, client.ObjectKeyFromObject(crd), got); err == nil && got.GetDeletionTimestamp() != nil {
+			return errors.New("the PolicyReport CRD is being deleted")
+		}
+		return nil
+	})
 	if apierrors.IsNotFound(err) {
 		code, _, stderr := kpatchStatus(t, bin, nil, append(kubeconfig, "-n", "default")...)
 		if code != 1 || !strings.Contains(stderr, "the cluster serves no PolicyReports") || !strings.Contains(stderr, "--scan") {
