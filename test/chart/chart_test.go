@@ -421,9 +421,14 @@ func TestReplicasAgree(t *testing.T) {
 			want = []string{"--leader-elect=false", "--max-registry-files=500", "--max-file-size=256Ki", "--max-compiled-size=64Mi",
 				"--max-apply-items=50000", "--max-apply-output=1Mi"}
 		}
-		// the source ConfigMaps kept: of the namespaces the webhook
-		// configuration selects, within the limits
-		want = append(want, "--namespace-selector=kpatch.dev/inject=enabled")
+		// the source ConfigMaps kept (and the namespaces drift scans):
+		// of the namespaces the webhook configuration selects, without
+		// those it excludes, within the limits
+		selector := "--namespace-selector=kpatch.dev/inject=enabled"
+		if m.name == "create-only-strict" {
+			selector += ",kubernetes.io/metadata.name notin (legacy)"
+		}
+		want = append(want, selector)
 		if m.name == "namespace-sources" {
 			want = append(want, "--max-source-configmaps=20", "--max-source-size=1Mi")
 		} else {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // TestDriftIsOptIn: by default the webhook does not scan
@@ -69,6 +70,27 @@ func TestDriftIsOptIn(t *testing.T) {
 			if !slices.Contains(args, a) {
 				t.Errorf("%s: no %s in %v", c.name, a, args)
 			}
+		}
+	}
+}
+
+// TestExcludedNamespacesLeaveTheScan: the namespaces the webhook
+// configuration excludes are left out of the webhook's namespace
+// selector too, so that the drift scan neither reports nor reconciles
+// objects the webhook is never called on.
+func TestExcludedNamespacesLeaveTheScan(t *testing.T) {
+	args := containerArgs(t, render(t, map[string]any{"webhook": map[string]any{"excludeNamespaces": []any{"legacy", "sandbox"}}}))
+	want := "--namespace-selector=kpatch.dev/inject=enabled,kubernetes.io/metadata.name notin (legacy,sandbox)"
+	if !slices.Contains(args, want) {
+		t.Errorf("no %s in %v", want, args)
+	}
+	sel, err := labels.Parse(strings.TrimPrefix(want, "--namespace-selector="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, in := range map[string]bool{"shop": true, "legacy": false, "sandbox": false} {
+		if got := sel.Matches(labels.Set{"kpatch.dev/inject": "enabled", "kubernetes.io/metadata.name": ns}); got != in {
+			t.Errorf("%s: selected %v, want %v", ns, got, in)
 		}
 	}
 }
