@@ -51,7 +51,7 @@ func (s *scan) run(ctx context.Context) (*Status, error) {
 		fmt.Fprintf(s.warn, "warning: the registry's files target no kind the cluster serves that takes list and update\n")
 	}
 	sc := &drift.Scanner{
-		Lister:     lister{s.client},
+		Lister:     lister(s.client),
 		Admitter:   &admitter{registry: reg, policy: s.policy(ctx)},
 		Kinds:      kinds,
 		Namespaces: []string{s.namespace},

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
@@ -380,16 +381,9 @@ var (
 
 // List lists one page of the objects of kind in namespace.
 func (d dynamicObjects) List(ctx context.Context, kind drift.Kind, namespace string, limit int64, cont string) (drift.Page, error) {
-	gvr := schema.GroupVersionResource{Group: kind.Group, Version: kind.Version, Resource: kind.Resource}
-	list, err := d.dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: limit, Continue: cont})
-	if err != nil {
-		return drift.Page{}, err
-	}
-	page := drift.Page{Objects: make([]map[string]any, len(list.Items)), Continue: list.GetContinue()}
-	for i := range list.Items {
-		page.Objects[i] = list.Items[i].Object
-	}
-	return page, nil
+	return drift.ListFunc(func(ctx context.Context, gvr schema.GroupVersionResource, namespace string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		return d.dyn.Resource(gvr).Namespace(namespace).List(ctx, opts)
+	}).List(ctx, kind, namespace, limit, cont)
 }
 
 // Patch sends the merge patch of a reconcile.
