@@ -80,6 +80,8 @@ type Condition struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
+	// item says that it reads item (ReadsItem).
+	item bool
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -232,7 +234,7 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
 	cond := &Condition{expr: expr, program: program}
-	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())
+	cond.params, cond.wholeParams, cond.loops, cond.item = inspect(checked.NativeRep())
 	return cond, nil
 }
 

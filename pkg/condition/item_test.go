@@ -106,3 +106,17 @@ func TestItemConditionWithinItemCostLimit(t *testing.T) {
 		t.Errorf("the same look-up as a section's condition: %v, want over the per-call limit", err)
 	}
 }
+
+// TestReadsItem: a condition compiled with Options.Item reads item or
+// does not.
+func TestReadsItem(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"has(item.hostPath)":        true,
+		"object.metadata.name == ''": false,
+	} {
+		c, err := Compile(expr, Options{Item: true})
+		if err != nil || c.ReadsItem() != want {
+			t.Errorf("%s: ReadsItem %v (%v), want %v", expr, c != nil && c.ReadsItem(), err, want)
+		}
+	}
+}
