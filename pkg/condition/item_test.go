@@ -111,7 +111,7 @@ func TestItemConditionWithinItemCostLimit(t *testing.T) {
 // does not.
 func TestReadsItem(t *testing.T) {
 	for expr, want := range map[string]bool{
-		"has(item.hostPath)":        true,
+		"has(item.hostPath)":         true,
 		"object.metadata.name == ''": false,
 	} {
 		c, err := Compile(expr, Options{Item: true})
