@@ -80,8 +80,8 @@ type Condition struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
-	// item says that it reads item (ReadsItem).
-	item bool
+	// item are its readings of item (ItemSelections).
+	item []Selection
 }
 
 // Error is a condition that does not compile: the position is within the

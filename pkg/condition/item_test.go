@@ -120,3 +120,16 @@ func TestReadsItem(t *testing.T) {
 		}
 	}
 }
+
+// TestItemSelections: the fields of item a condition selects, in has()
+// too, with the column of item in the expression.
+func TestItemSelections(t *testing.T) {
+	c, err := Compile("has(item.securityContext) && item.securityContext.privileged == true", Options{Item: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(c.ItemSelections())
+	if want := "[{[securityContext] 1 5} {[securityContext privileged] 1 30}]"; got != want {
+		t.Errorf("ItemSelections = %s, want %s", got, want)
+	}
+}

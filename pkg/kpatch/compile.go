@@ -367,6 +367,9 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
 		pl.setValue(&e.Value, e.ValueCol)
+		if pl.itemValue() && ks != nil {
+			pl.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, pl.items.valueStep), e.ValueCol)
+		}
 	}
 	return pl
 }
@@ -408,7 +411,9 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol)
-			sub.itemOfInsertion(pl.steps)
+			if sub.itemOfInsertion(pl.steps) && ks != nil {
+				sub.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, innermostWalk(pl.steps, len(pl.steps))), e.ValueCol)
+			}
 		}
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err

@@ -204,13 +204,15 @@ func (pl *plan) setItemStep(v *Value, steps []step) {
 // itemOfInsertion places the item of an entry that builds an insertion's
 // new item (the new item is not item): the item the insertion's path,
 // steps, walks, bound before the entry's value is resolved (applyBuild).
-func (pl *plan) itemOfInsertion(steps []step) {
+// It reports whether the entry reads item.
+func (pl *plan) itemOfInsertion(steps []step) bool {
 	if !pl.itemValue() {
-		return
+		return false
 	}
 	pl.err = nil
 	pl.setItemStep(pl.tmpl, steps)
 	pl.items = nil
+	return true
 }
 
 // readsItem reports whether the plan or the entries that build its

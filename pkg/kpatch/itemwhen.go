@@ -20,6 +20,9 @@ func sectionCondition(s *Section, cs *section) (c *condition.Condition, item boo
 	withItem := opts
 	withItem.Item, withItem.ItemPaths = true, itemPaths(plans)
 	c, err = s.When.compile(withItem)
+	if err == nil && c.ReadsItem() {
+		err = checkItemSelections(s.When, c, cs)
+	}
 	if err != nil || c.ReadsItem() {
 		return c, err == nil, err
 	}
