@@ -285,9 +285,11 @@ func (a *applier) itemHolds(c cursor, j int, item any) (bool, *problem) {
 		return held, nil
 	}
 	cond := c.pl.items.when
-	held, err := a.evalItem(cond, c.vars, item, c.itemText(j, item))
+	where := c.itemText(j, item)
+	held, err := a.evalItem(cond, c.vars, item, where)
 	if err != nil {
-		return false, (&problem{err: err, msg: "when of " + cond.Header + ": " + err.Error()}).at(cond.Pos.Line, cond.Pos.Column)
+		msg := "when of " + cond.Header + ", item " + where + ": " + err.Error() + "; the file is left out"
+		return false, (&problem{err: err, msg: msg}).at(cond.Pos.Line, cond.Pos.Column)
 	}
 	if a.itemHeld == nil {
 		a.itemHeld = map[string]bool{}
