@@ -87,3 +87,21 @@ func TestItemConditionError(t *testing.T) {
 		t.Error("the file's other section stayed")
 	}
 }
+
+// TestItemInYAMLPatchFiles: a YAML patch file's field entry reads the
+// item its path selects; a merge patch, which selects none, reading
+// ${item} is a compile error at its entry.
+func TestItemInYAMLPatchFiles(t *testing.T) {
+	p, err := ParseAndCompile("f.yaml", []byte("- target: pod.web\n  patch:\n    spec.containers.*.workingDir: /srv/${item.name}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Apply(itemPod(1), []*Patch{p}, ApplyOptions{})
+	if err != nil || out["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["workingDir"] != "/srv/c0" {
+		t.Errorf("err %v, out %v", err, out)
+	}
+	_, err = ParseAndCompile("m.yaml", []byte("- target: pod.web\n  type: strategic\n  patch:\n    metadata:\n      labels:\n        img: ${item.image}\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "m.yaml:1:3: a merge patch reads no item") {
+		t.Errorf("err %v", err)
+	}
+}
