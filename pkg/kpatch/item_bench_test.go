@@ -8,20 +8,20 @@ import (
 	"kpatch.dev/kpatch/pkg/condition"
 )
 
-// itemPod is a Pod of n containers, each with an image, an env item and
-// a security context on every other one.
+// itemPod is a Pod of n containers (longPod's), each with an env item,
+// and a security context on every other one.
 func itemPod(n int) map[string]any {
-	containers := make([]any, n)
-	for i := range containers {
-		c := map[string]any{"name": fmt.Sprintf("c%d", i), "image": fmt.Sprintf("registry.example/c%d:1", i),
-			"env": []any{map[string]any{"name": "A", "value": "1"}}}
+	pod := longPod(n)
+	for i, c := range pod["spec"].(map[string]any)["containers"].([]any) {
+		c := c.(map[string]any)
+		c["name"], c["image"] = fmt.Sprintf("c%d", i), fmt.Sprintf("registry.example/c%d:1", i)
+		c["env"] = []any{map[string]any{"name": "A", "value": "1"}}
 		if i%2 == 1 {
 			c["securityContext"] = map[string]any{"capabilities": map[string]any{"drop": []any{"NET_RAW"}}}
 		}
-		containers[i] = c
 	}
-	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "web"},
-		"spec": map[string]any{"containers": containers}}
+	pod["metadata"] = map[string]any{"name": "web"}
+	return pod
 }
 
 // itemPatch has a section of entries values reading ${item.PATH}, and a
