@@ -105,3 +105,12 @@ func TestItemInYAMLPatchFiles(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestItemInMetadataRefused: a file's enabled: reading ${item} is a parse
+// error at the metadata line: metadata have no item.
+func TestItemInMetadataRefused(t *testing.T) {
+	_, err := ParseAndCompile("e.kpatch", []byte("# kpatch:enabled: ${item.name}\n[pod.*.containers.*]\nworkingDir: /x\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "e.kpatch:1:") || !strings.Contains(err.Error(), "enabled: reads ${item}") {
+		t.Errorf("err %v", err)
+	}
+}
