@@ -29,6 +29,10 @@ const (
 	PodSpecVar = "podSpec"
 	// PodMetadataVar is the metadata of the same pod template.
 	PodMetadataVar = "podMetadata"
+	// ItemVar is one item of a list that a condition is evaluated on,
+	// once per item (the items of a header that walks a list). Declared
+	// only for Options.Item.
+	ItemVar = "item"
 )
 
 // The sentinel causes of a condition's errors; test for them with
@@ -52,6 +56,15 @@ type Options struct {
 	// Workload declares podSpec and podMetadata (files whose targets are
 	// the @workload kinds).
 	Workload bool
+	// Item declares item (ItemVar), of any type: the condition is
+	// evaluated once per item of a list, which Input.Item gives.
+	Item bool
+	// ItemPaths are where in object the items may be, for the estimate
+	// of the worst-case cost: each the field names from object's root to
+	// a list, then "@items" (spec, containers, @items), nested lists
+	// likewise. item is sized as the largest item these paths reach;
+	// without any, as any JSON value the request can hold.
+	ItemPaths [][]string
 }
 
 // Condition is one compiled CEL condition. It is immutable and safe for
@@ -67,6 +80,8 @@ type Condition struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
+	// item says that it reads item (ReadsItem).
+	item bool
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -83,13 +98,28 @@ func (e *Error) Error() string {
 // Unwrap returns ErrInvalid.
 func (e *Error) Unwrap() error { return ErrInvalid }
 
-// environments are the CEL environments of conditions, one without and
-// one with the workload variables, built once (an environment costs
-// milliseconds): the API server's admission environment (its libraries,
-// variables and per-call cost limit).
-var environments = sync.OnceValues(func() (plain, workload *conditionEnv) {
-	return newEnvironment(false), newEnvironment(true)
+// environments are the CEL environments of conditions, without and with
+// the workload variables and item (indexed by envIndex), built once (an
+// environment costs milliseconds): the API server's admission
+// environment (its libraries, variables and per-call cost limit).
+var environments = sync.OnceValue(func() (envs [4]*conditionEnv) {
+	for i := range envs {
+		envs[i] = newEnvironment(i&1 != 0, i&2 != 0)
+	}
+	return envs
 })
+
+// envIndex is the index in environments of the environment of opts.
+func envIndex(opts Options) int {
+	i := 0
+	if opts.Workload {
+		i |= 1
+	}
+	if opts.Item {
+		i |= 2
+	}
+	return i
+}
 
 // conditionEnv is a CEL environment of conditions and the options of their
 // programs: the cost estimator, and the guards of the functions that
@@ -102,7 +132,7 @@ type conditionEnv struct {
 // estimator is the cost estimator of every condition; it is stateless.
 var estimator = newCostEstimator()
 
-func newEnvironment(workload bool) *conditionEnv {
+func newEnvironment(workload, item bool) *conditionEnv {
 	namespaceType, requestType := plugincel.BuildNamespaceType(), plugincel.BuildRequestType()
 	vars := []cel.EnvOption{
 		cel.Variable(plugincel.ObjectVarName, cel.DynType),
@@ -113,6 +143,9 @@ func newEnvironment(workload bool) *conditionEnv {
 	}
 	if workload {
 		vars = append(vars, cel.Variable(PodSpecVar, cel.DynType), cel.Variable(PodMetadataVar, cel.DynType))
+	}
+	if item {
+		vars = append(vars, cel.Variable(ItemVar, cel.DynType))
 	}
 	set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(
 		environment.VersionedOptions{
@@ -150,17 +183,30 @@ func newEnvironment(workload bool) *conditionEnv {
 // Compile compiles expr, which must be boolean and whose estimated
 // worst-case cost must be within the per-call limit (checkCost). A
 // compile error is an *Error with the position of the problem in expr.
+//
+// A condition with Options.Item is evaluated once per item, each
+// evaluation within the per-call limit and all of them within the
+// owner's Budget; its estimate for one item must be within ItemCostLimit.
 func Compile(expr string, opts Options) (*Condition, error) {
+	if opts.Item {
+		return compile(expr, opts, ItemCostLimit)
+	}
 	return compile(expr, opts, celconfig.PerCallLimit)
 }
 
+// ItemCostLimit is the most the estimated worst-case cost of one
+// evaluation of a condition on an item (Options.Item) may be: the budget
+// of a request, that every evaluation of the owner's conditions on the
+// object shares. An item condition typically reads its item and looks it
+// up among the object's other items (a mount's volume), a loop whose
+// worst case is more than a call's limit on the largest objects the API
+// server accepts and far less on any other: there it fails at run time
+// with ErrCostExceeded, as any condition does past that limit.
+const ItemCostLimit = RequestBudget
+
 // compile is Compile with the limit of the estimated cost.
 func compile(expr string, opts Options, limit uint64) (*Condition, error) {
-	plain, workload := environments()
-	env := plain
-	if opts.Workload {
-		env = workload
-	}
+	env := environments()[envIndex(opts)]
 	parsed, iss := env.Parse(expr)
 	if iss.Err() != nil {
 		return nil, compileError(expr, iss)
@@ -175,7 +221,12 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	if !checked.OutputType().IsExactType(cel.BoolType) {
 		return nil, &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType())}
 	}
-	if err := checkCost(env.Env, expr, checked, limit); err != nil {
+	est := estimator
+	if len(opts.ItemPaths) > 0 {
+		est = newCostEstimator()
+		est.itemPaths = opts.ItemPaths
+	}
+	if err := checkCost(env.Env, est, expr, checked, limit); err != nil {
 		return nil, err
 	}
 	program, err := env.Program(checked, env.programOptions...)
@@ -183,7 +234,7 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
 	cond := &Condition{expr: expr, program: program}
-	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())
+	cond.params, cond.wholeParams, cond.loops, cond.item = inspect(checked.NativeRep())
 	return cond, nil
 }
 
@@ -197,6 +248,9 @@ func compileError(expr string, iss *cel.Issues) error {
 		out.Msg = strings.TrimSuffix(first.Message, " (in container '')")
 		if strings.HasPrefix(out.Msg, "undeclared reference to '"+PodSpecVar+"'") || strings.HasPrefix(out.Msg, "undeclared reference to '"+PodMetadataVar+"'") {
 			out.Msg += ": podSpec and podMetadata are the variables of @workload files"
+		}
+		if strings.HasPrefix(out.Msg, "undeclared reference to '"+ItemVar+"'") {
+			out.Msg += ": item is the variable of a section whose header walks list items (*, k=v, allContainers)"
 		}
 		if n := len(errs); n > 1 {
 			out.Msg += fmt.Sprintf(" (and %d more)", n-1)

@@ -27,7 +27,9 @@ func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 
 // deferred reports whether a problem is a built-in read without the
 // object: Bind checks such a value when the object is known, at apply.
-func deferred(err *problem) bool { return err != nil && errors.Is(err.err, errNoBuiltins) }
+func deferred(err *problem) bool {
+	return err != nil && errors.Is(err.err, errNoBuiltins) || deferredItem(err)
+}
 
 // Variables returns the variables the patch is bound to; nil when it is
 // not bound. The caller must not modify them.

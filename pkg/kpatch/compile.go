@@ -94,6 +94,9 @@ type plan struct {
 	// valueBytes is the size of the constant value as JSON text.
 	valueBytes int
 	line, col  int
+	// items is what the plan does with the items it walks (item.go); nil
+	// when it reads no item.
+	items *itemUse
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -405,6 +408,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol)
+			sub.itemOfInsertion(pl.steps)
 		}
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err
@@ -478,6 +482,7 @@ func (pl *plan) setValue(v *Value, col int) {
 	pl.valueCol = col
 	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
 		pl.tmpl = v
+		pl.setItemStep(v, pl.steps)
 		return
 	}
 	if v.Tree != nil {

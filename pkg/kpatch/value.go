@@ -39,12 +39,15 @@ type ValuePart struct {
 
 // VarRef is a ${scope.name} reference; Path holds the dotted name.
 type VarRef struct {
-	Scope string // "values", "features", or a built-in's: "object", "namespace"
+	Scope string // "values", "features", a built-in's ("object", "namespace"), or "item"
 	Path  []string
 }
 
 // String prints the reference as ${scope.a.b}.
 func (r *VarRef) String() string {
+	if len(r.Path) == 0 {
+		return "${" + r.Scope + "}"
+	}
 	return "${" + r.Scope + "." + strings.Join(r.Path, ".") + "}"
 }
 
