@@ -52,10 +52,9 @@ func TestControllerPodsPatchedByNameGlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	registry(t, "generated", map[string]string{"image-env.kpatch": imageEnv})
-	// the file is in force once a probe Pod with web-'s generateName is
-	// patched
+	// the file is in force once a probe Pod named web-probe is patched
 	eventually(t, 10*time.Second, func() error {
-		probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-probe-", Namespace: ns},
+		probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-probe", Namespace: ns},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx:1.25"}}}}
 		if err := dryRunCreate(probe); err != nil {
 			return err
