@@ -1,7 +1,8 @@
 // Package cluster runs the kpatch webhook, as its binary, against a real
 // control plane (kube-apiserver and etcd built by `make controlplane`,
-// started by controller-runtime's envtest). The end-to-end tests, the demo
-// and the load benchmark share it.
+// started by controller-runtime's envtest; the kube-controller-manager
+// built with them on demand, StartControllerManager). The end-to-end
+// tests, the demo and the load benchmark share it.
 package cluster
 
 import (
