@@ -52,6 +52,9 @@ func TestControllerPodsPatchedByNameGlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	registry(t, "generated", map[string]string{"image-env.kpatch": imageEnv})
+	t.Cleanup(func() { // its pod.web-* is no other test's business
+		_ = env.Client.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "generated", Namespace: cluster.RegistryNamespace}})
+	})
 	// the file is in force once a probe Pod named web-probe is patched
 	eventually(t, 10*time.Second, func() error {
 		probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-probe", Namespace: ns},
