@@ -12,7 +12,8 @@ FUZZ_PKGS   := ./pkg/... ./internal/... ./cmd/...
 # Nested modules with fuzz targets of their own (their tests need
 # dependencies kept out of the product's go.mod).
 FUZZ_MODULES := test/kustomize
-# The control plane of the end-to-end tests (kube-apiserver and etcd) is
+# The control plane of the end-to-end tests (kube-apiserver, etcd and
+# kube-controller-manager) is
 # built from the Go module proxy once and kept here, outside the work tree,
 # so that every clone on the machine reuses it.
 CONTROLPLANE_DIR ?= $(HOME)/.cache/kpatch/controlplane
@@ -183,7 +184,8 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz targets with a crasher:$$failed"; exit 1; fi
 
-## controlplane: build kube-apiserver and etcd (about 10 minutes cold, seconds after).
+## controlplane: build kube-apiserver, etcd and kube-controller-manager (about 17 minutes cold,
+## seconds after; each binary has its own stamp).
 controlplane:
 	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 

@@ -94,14 +94,18 @@ func (p *Patch) Apply(obj map[string]any, opts ApplyOptions) (map[string]any, er
 }
 
 // RefOf identifies an unstructured object as Apply matches it: its
-// apiVersion, kind, metadata.name and metadata.namespace, with namespace
-// assumed when the object has none (as on an admission request).
+// apiVersion, kind, metadata.name (or generateName) and
+// metadata.namespace, with namespace assumed when the object has none (as
+// on an admission request).
 func RefOf(obj map[string]any, namespace string) ObjectRef {
 	ref := ObjectRef{Namespace: namespace}
 	ref.APIVersion, _ = obj["apiVersion"].(string)
 	ref.Kind, _ = obj["kind"].(string)
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		ref.Name, _ = md["name"].(string)
+		if ref.Name == "" {
+			ref.GenerateName, _ = md["generateName"].(string)
+		}
 		if ns, _ := md["namespace"].(string); ns != "" {
 			ref.Namespace = ns
 		}

@@ -18,7 +18,9 @@ type Target struct {
 	Version  string
 	HasGroup bool
 	// Name is a glob over metadata.name (`*` any run, `?` one byte, `\`
-	// escapes), or a literal name when NameLiteral is set.
+	// escapes), or a literal name when NameLiteral is set. An object
+	// without a name but with a metadata.generateName matches a glob that
+	// can match a name starting with it, never a literal (Matches).
 	Name        string
 	NameLiteral bool
 }
@@ -29,6 +31,9 @@ type ObjectRef struct {
 	Kind       string
 	Namespace  string
 	Name       string
+	// GenerateName is metadata.generateName, read when Name is empty:
+	// the prefix of the name the API server will give the object.
+	GenerateName string
 }
 
 // String formats the reference as "Kind namespace/name" or "Kind name".
@@ -67,8 +72,18 @@ func (t *Target) Matches(r *ObjectRef) bool {
 	if t.Namespace != "" && (r.Namespace == "" || !globMatch(t.Namespace, r.Namespace)) {
 		return false
 	}
-	if t.NameLiteral {
+	return t.matchesName(r)
+}
+
+// matchesName reports whether the target's name addresses the object:
+// a literal its name; a glob its name or, when it has none, a name that
+// starts with its metadata.generateName (globMatchesPrefix).
+func (t *Target) matchesName(r *ObjectRef) bool {
+	switch {
+	case t.NameLiteral:
 		return t.Name == r.Name
+	case r.Name == "" && r.GenerateName != "":
+		return globMatchesPrefix(t.Name, r.GenerateName)
 	}
 	return globMatch(t.Name, r.Name)
 }

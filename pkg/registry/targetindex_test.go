@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"kpatch.dev/kpatch/pkg/apply"
 	"kpatch.dev/kpatch/pkg/kpatch"
 )
 
@@ -81,4 +82,43 @@ func anyTargetMatches(p *kpatch.Patch, ref kpatch.ObjectRef, anyName bool) bool 
 		}
 	}
 	return false
+}
+
+// TestCandidatesOfAnObjectWithOnlyGenerateName: a request without a name
+// (a CREATE with metadata.generateName) finds, among its candidates, every
+// file whose target matches the object by its generateName.
+func TestCandidatesOfAnObjectWithOnlyGenerateName(t *testing.T) {
+	data := map[string]string{
+		"glob.kpatch":    "[pod.web-*]\nlabels.a: b\n",
+		"suffix.kpatch":  "[pod.*-api]\nlabels.a: b\n",
+		"literal.kpatch": "[pod.[web-7d9f-]]\nlabels.a: b\n",
+		"ns.kpatch":      "[shop/pod.w*]\nlabels.a: b\n",
+	}
+	var c Compiler
+	built := c.Build([]corev1.ConfigMap{configMap("reg", data)}, nil)
+	if len(built.Problems) > 0 {
+		t.Fatal(built.Problems)
+	}
+	reg := built.Registry
+	matched := 0
+	for _, ns := range []string{"shop", "other"} {
+		for _, generateName := range []string{"web-7d9f-", "api-", "x-"} {
+			ref := kpatch.ObjectRef{Kind: "Pod", Namespace: ns, GenerateName: generateName}
+			candidates := reg.Candidates("Pod", ns, "")
+			for _, p := range reg.Patches("Pod") {
+				if !anyTargetMatches(p, ref, false) {
+					continue
+				}
+				matched++
+				if !slices.ContainsFunc(candidates, func(f apply.File) bool { return f.Name() == p.Name() }) {
+					t.Errorf("%s/%s*: %s matches, not a candidate", ns, generateName, p.Name())
+				}
+			}
+		}
+	}
+	// shop: web-7d9f- by glob, suffix and ns, api- and x- by suffix; other
+	// the same without ns
+	if matched != 9 {
+		t.Errorf("%d matches, want 9", matched)
+	}
 }

@@ -1,7 +1,8 @@
 // Package cluster runs the kpatch webhook, as its binary, against a real
 // control plane (kube-apiserver and etcd built by `make controlplane`,
-// started by controller-runtime's envtest). The end-to-end tests, the demo
-// and the load benchmark share it.
+// started by controller-runtime's envtest; the kube-controller-manager
+// built with them on demand, StartControllerManager). The end-to-end
+// tests, the demo and the load benchmark share it.
 package cluster
 
 import (
@@ -467,13 +468,17 @@ func (w *Webhook) WaitReady(ctx context.Context) error {
 }
 
 // Stop ends the webhook and waits for it.
-func (w *Webhook) Stop() {
-	_ = w.Cmd.Process.Signal(os.Interrupt)
+func (w *Webhook) Stop() { stopProcess(w.Cmd, w.done) }
+
+// stopProcess interrupts cmd, kills it when it has not ended within ten
+// seconds, and waits for its end on done (where its Wait reports).
+func stopProcess(cmd *exec.Cmd, done chan error) {
+	_ = cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-w.done:
+	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = w.Cmd.Process.Kill()
-		<-w.done
+		_ = cmd.Process.Kill()
+		<-done
 	}
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates go.mod/go.sum of this wrapper module for a given Kubernetes release.
+# Regenerates go.mod/go.sum of this wrapper module for a given Kubernetes release: the
+# module of kube-apiserver (.) and kube-controller-manager (./kube-controller-manager).
 #
 #   ./gen-gomod.sh 1.37.1
 #
