@@ -111,6 +111,21 @@ func TestRefOfReadsGenerateNameWithoutName(t *testing.T) {
 	}
 }
 
+func TestObjectRefNamesAGeneratedName(t *testing.T) {
+	for _, c := range []struct {
+		ref  ObjectRef
+		want string
+	}{
+		{ObjectRef{Kind: "Pod", Namespace: "shop", GenerateName: "web-7d9f-"}, "Pod shop/web-7d9f-*"},
+		{ObjectRef{Kind: "Pod", Namespace: "shop", Name: "web", GenerateName: "x-"}, "Pod shop/web"},
+		{ObjectRef{Kind: "Namespace", GenerateName: "tmp-"}, "Namespace tmp-*"},
+	} {
+		if got := c.ref.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.ref, got, c.want)
+		}
+	}
+}
+
 // FuzzGlobMatchesPrefix checks globMatchesPrefix against its definition
 // (globMatchesPrefixSlowly), and that each prefix of a string a glob
 // matches is one it matches a prefix of.

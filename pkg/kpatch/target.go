@@ -36,12 +36,18 @@ type ObjectRef struct {
 	GenerateName string
 }
 
-// String formats the reference as "Kind namespace/name" or "Kind name".
+// String formats the reference as "Kind namespace/name" or "Kind name". An
+// object that has only a generateName is named by it and a "*", the name the
+// API server will give it: "Pod shop/web-7d9f-*".
 func (r ObjectRef) String() string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
+	name := r.Name
+	if name == "" && r.GenerateName != "" {
+		name = r.GenerateName + "*"
 	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
+	if r.Namespace == "" {
+		return r.Kind + " " + name
+	}
+	return r.Kind + " " + r.Namespace + "/" + name
 }
 
 // Group returns the API group of the reference; "" is the core group.
