@@ -8,6 +8,9 @@
 // memory. -extra-files adds that many files to the patched registry, each
 // targeting other Deployments (a third by name, a third by name prefix, a
 // third by namespace), to measure what a large registry costs.
+// LOAD_CPUPROFILE=PATH and LOAD_ALLOCPROFILE=PATH save the webhook's CPU
+// and allocation profiles of each throughput phase, as PATH.empty and
+// PATH.10-files.
 //
 //	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000] [-extra-files 10000]    (make load)
 package main
@@ -115,7 +118,10 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate, extra i
 			return err
 		}
 		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
-			go saveProfile(wh.ProfilingURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
+			go saveProfile(wh.ProfilingURL+"profile", prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
+		}
+		if prof := os.Getenv("LOAD_ALLOCPROFILE"); prof != "" {
+			go saveProfile(wh.ProfilingURL+"allocs", prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
 		}
 		cpuBefore, err1 := wh.CPUSeconds()
 		throughput, errs1 := saturate(client, url, body, duration, concurrency)
@@ -136,10 +142,11 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate, extra i
 	return nil
 }
 
-// saveProfile saves a CPU profile of the webhook, taken while it is
-// saturated, for `go tool pprof`.
-func saveProfile(profilingURL, path string, d time.Duration) {
-	url := profilingURL + fmt.Sprintf("profile?seconds=%d", int(d.Seconds())-1)
+// saveProfile saves a profile of the webhook taken while it is saturated,
+// for `go tool pprof`: its CPU (endpoint profile) or what it allocated
+// meanwhile (endpoint allocs, the delta over the same seconds).
+func saveProfile(endpoint, path string, d time.Duration) {
+	url := endpoint + fmt.Sprintf("?seconds=%d", int(d.Seconds())-1)
 	resp, err := http.Get(url)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)
