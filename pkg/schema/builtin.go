@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	sigsjson "sigs.k8s.io/json"
@@ -203,6 +204,9 @@ func (n *goType) check(v any) string {
 		return checkQuantity(v)
 	}
 	if n.kind == shapeOpaque {
+		if n.t == intOrStringType && isIntOrString(v) {
+			return ""
+		}
 		return decodes(v, n.t)
 	}
 	switch n.t.Kind() {
@@ -262,6 +266,22 @@ func checkInteger(v any, t reflect.Type) string {
 }
 
 var quantityType = reflect.TypeFor[resource.Quantity]()
+
+var intOrStringType = reflect.TypeFor[intstr.IntOrString]()
+
+// isIntOrString reports, without the round trip through JSON, whether v
+// is one of the two values an IntOrString surely decodes: a string, or an
+// integer in an int32's range. Any other value is decoded by its own
+// code, as the API server does (TestIntOrStringAsDecoded).
+func isIntOrString(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return true
+	case int64:
+		return x >= math.MinInt32 && x <= math.MaxInt32
+	}
+	return false
+}
 
 // checkQuantity is the problem of a quantity, read as its UnmarshalJSON
 // reads it (text or a number, spaces around it trimmed) without the
