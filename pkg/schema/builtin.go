@@ -59,9 +59,10 @@ type goType struct {
 	t      reflect.Type
 	kind   shape
 	once   sync.Once
-	fields map[string]reflect.Type // an object's, by JSON name
+	fields map[string]*goType // an object's, by JSON name
 	names  []string
 	enum   []string
+	items  *goType // a map's values, a list's items
 }
 
 var goTypes sync.Map // reflect.Type -> *goType
@@ -109,12 +110,22 @@ func typeOf(t reflect.Type) *goType {
 
 func (n *goType) shape() shape { return n.kind }
 
-// structFields reads an object's JSON fields, once.
+// structFields reads the nodes an object's JSON fields hold, or those a
+// map's values or a list's items are, once.
 func (n *goType) structFields() {
 	n.once.Do(func() {
-		n.fields = map[string]reflect.Type{}
-		addFields(n.fields, n.t)
-		n.names = slices.Sorted(maps.Keys(n.fields))
+		switch n.t.Kind() {
+		case reflect.Struct:
+			types := map[string]reflect.Type{}
+			addFields(types, n.t)
+			n.fields = make(map[string]*goType, len(types))
+			for name, t := range types {
+				n.fields[name] = typeOf(t)
+			}
+			n.names = slices.Sorted(maps.Keys(types))
+		case reflect.Map, reflect.Slice, reflect.Array:
+			n.items = typeOf(n.t.Elem())
+		}
 	})
 }
 
@@ -156,7 +167,7 @@ func (n *goType) field(name string) (node, bool) {
 	if !ok {
 		return nil, false
 	}
-	return typeOf(t), true
+	return t, true
 }
 
 func (n *goType) fieldNames() []string {
@@ -168,7 +179,10 @@ func (n *goType) fieldNames() []string {
 // server's validation, which answers for them with the object's own.
 func (n *goType) required() []string { return nil }
 
-func (n *goType) elem() node { return typeOf(n.t.Elem()) }
+func (n *goType) elem() node {
+	n.structFields()
+	return n.items
+}
 
 func (n *goType) describe() string {
 	switch n.kind {

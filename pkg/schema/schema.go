@@ -108,11 +108,17 @@ func (c *Checker) schema(apiVersion, kind string) *kpatch.CustomResourceSchema {
 type walker struct {
 	path []step // the keys and list items down to the value walked
 	// keys holds, level by level, the keys of the maps being walked that
-	// changed, sorted.
-	keys []string
+	// changed, sorted, with their values.
+	keys []change
 	// held holds, level by level, the maps and lists an item of a list
 	// that grew or shrank may have been moved from, sorted.
 	held []uintptr
+}
+
+// change is a key of a map and its value before and after.
+type change struct {
+	key           string
+	before, after any
 }
 
 // step is one step of a path: a key, or the index of a list item when

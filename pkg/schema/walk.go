@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
@@ -125,7 +126,7 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 	defer func() { w.keys = w.keys[:start] }()
 	for k, v := range a {
 		if old, ok := b[k]; !ok || !same(old, v) {
-			w.keys = append(w.keys, k)
+			w.keys = append(w.keys, change{key: k, before: old, after: v})
 		}
 	}
 	end := len(w.keys)
@@ -144,11 +145,12 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 			}
 		}
 	}
-	slices.Sort(w.keys[start:end])
+	slices.SortFunc(w.keys[start:end], func(x, y change) int { return strings.Compare(x.key, y.key) })
 	for i := start; i < end; i++ {
 		// w.keys[start:end] stays as it is while deeper levels push
 		// theirs after it, even when that moves the stack
-		k := w.keys[i]
+		c := w.keys[i]
+		k := c.key
 		var child node
 		if n.shape() == shapeMap {
 			child = n.elem()
@@ -166,7 +168,7 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 			}
 		}
 		w.path = append(w.path, step{key: k})
-		if err := w.value(b[k], a[k], child); err != nil {
+		if err := w.value(c.before, c.after, child); err != nil {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
