@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/utils/ptr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/metrics"
