@@ -189,9 +189,12 @@ fuzz:
 controlplane:
 	test/controlplane/build.sh $(CONTROLPLANE_DIR)
 
-## load: the webhook under load on the real control plane (figures in docs/performance.md).
+## load: the webhook under load on the real control plane, the empty and
+## the patched registry alternated over rounds (figures in
+## docs/performance.md; LOAD_FLAGS, e.g. -rounds 5 -duration 8s, are
+## passed on).
 load: controlplane
-	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load
+	CONTROLPLANE_DIR=$(CONTROLPLANE_DIR) $(GO) run ./test/load $(LOAD_FLAGS)
 
 ## soak: the webhook's two replicas (leader election on) under mixed load
 ## through the real API server for SOAK_DURATION, with a registry edit every

@@ -31,6 +31,7 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 		`{"Kind":"a","kind":"b"}`,
 		`  {"ws" : [ 1 , 2 ] }  `,
 		"{\"bad\":\"a\xffb\"}",
+		manyValues(3, true), manyValues(16, true), manyValues(17, false), manyValues(64, true), manyValues(65, true), manyValues(200, true),
 	} {
 		want := map[string]any{}
 		if err := utiljson.Unmarshal([]byte(raw), &want); err != nil {
@@ -42,6 +43,77 @@ func TestDecodeObjectMatchesAPIServer(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ngot  %#v\nwant %#v", raw, got, want)
+		}
+	}
+}
+
+// manyValues is a document of n of each value Decode boxes: strings
+// (escaped ones among them when escapes is set), integers that fit a
+// byte and bigger ones, floats, lists (empty ones among them), so that
+// they fill the boxes' chunks and more.
+func manyValues(n int, escapes bool) string {
+	e := "e"
+	if escapes {
+		e = `\u00e9`
+	}
+	var b strings.Builder
+	b.WriteString(`{"empty":"","l":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"s":"v%d","e":"%s%d","i":%d,"big":%d,"neg":%d,"f":%d.5,"l":[%d,"x"],"z":[]}`, i, e, i, i%256, 1000+i, -i, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// TestDecodeBoxesValuesTogether holds Decode to boxing the strings,
+// numbers and lists of a document a chunk at a time, not one allocation
+// each: 200 of each cost a few dozen allocations, not 1,600.
+func TestDecodeBoxesValuesTogether(t *testing.T) {
+	raw := []byte(manyValues(200, false))
+	maps := TakeMaps()
+	decode := func() {
+		if _, err := Decode(raw, maps); err != nil {
+			t.Fatal(err)
+		}
+		maps.empty()
+	}
+	decode() // the maps made once, lent from then on
+	// the document's copy, its lists' elements, and per type one
+	// allocation per 64 values; the race detector's pool drops scratch
+	// at random
+	if n := testing.AllocsPerRun(20, decode); n > 100 {
+		t.Errorf("%.0f allocations decoding 200 strings, numbers and lists of each kind, want at most 100", n)
+	}
+}
+
+// TestBoxesAreConverted holds the interfaces boxes makes to those Go's
+// conversion makes: the same type and value, and each its own value.
+func TestBoxesAreConverted(t *testing.T) {
+	for _, n := range []int{1, 4, 5, 16, 17, 64, 65, 130} {
+		out := make([]any, n)
+		var b boxes[string]
+		for i := range n {
+			b.add(fmt.Sprint("s", i), n-1-i, out)
+		}
+		b.flush(out)
+		for i, v := range out {
+			if want := any(fmt.Sprint("s", n-1-i)); v != want {
+				t.Fatalf("n=%d: slot %d holds %#v, want %#v", n, i, v, want)
+			}
+		}
+		var l boxes[[]any]
+		lists := make([]any, n)
+		for i := range n {
+			l.add(make([]any, i), i, lists)
+		}
+		l.flush(lists)
+		for i, v := range lists {
+			if got, ok := v.([]any); !ok || len(got) != i || got == nil {
+				t.Fatalf("n=%d: list %d is %#v", n, i, v)
+			}
 		}
 	}
 }

@@ -21,16 +21,20 @@ func (e *DecodeError) Error() string {
 
 // objectScan is the first pass of the object decoder: it checks the
 // document's syntax and counts what the second pass allocates, so that
-// every map is made at its size and the lists' elements come from one
-// array.
+// every map is made at its size, the lists' elements come from one
+// array, and the values that Go boxes one by one are boxed together
+// (boxes).
 type objectScan struct {
 	data  []byte
 	pos   int
 	depth int
-	// sizes holds the members of each object and list, in the order
-	// they open.
-	sizes []int32
-	items int // list elements, all lists together
+	// sizes holds the members of each object, lists those of each list,
+	// in the order they open.
+	sizes, lists []int32
+	items        int // list elements, all lists together
+	// scalars holds where each string and number that is not a key
+	// starts and ends, in the order of the document.
+	scalars []int
 }
 
 func (s *objectScan) fail(format string, args ...any) error {
@@ -75,9 +79,19 @@ func (s *objectScan) value() error {
 	case c == '[':
 		return s.container(']', false)
 	case c == '"':
-		return s.str()
+		start := s.pos
+		if err := s.str(); err != nil {
+			return err
+		}
+		s.scalars = append(s.scalars, start, s.pos)
+		return nil
 	case c == '-' || '0' <= c && c <= '9':
-		return s.number()
+		start := s.pos
+		if err := s.number(); err != nil {
+			return err
+		}
+		s.scalars = append(s.scalars, start, s.pos)
+		return nil
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':
@@ -96,8 +110,12 @@ func (s *objectScan) container(end byte, members bool) error {
 	if s.depth++; s.depth > maxDecodeDepth {
 		return s.fail("exceeded max depth")
 	}
-	at := len(s.sizes)
-	s.sizes = append(s.sizes, 0)
+	sizes := &s.lists
+	if members {
+		sizes = &s.sizes
+	}
+	at := len(*sizes)
+	*sizes = append(*sizes, 0)
 	s.pos++
 	if s.peek() == end {
 		s.pos++
@@ -116,7 +134,7 @@ func (s *objectScan) container(end byte, members bool) error {
 		case end:
 			s.pos++
 			s.depth--
-			s.sizes[at] = n
+			(*sizes)[at] = n
 			if !members {
 				s.items += int(n)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -166,6 +167,11 @@ func (wh *Webhook) write(w http.ResponseWriter, log logr.Logger, resp admission.
 	err := reviewCodec.NewEncoder(buf).Encode(review{TypeMeta: typ, Response: &resp.AdmissionResponse}) // ends with a newline
 	if err == nil {
 		w.Header().Set("Content-Type", "application/json")
+		// its length said, an answer is sent whole when the handler
+		// returns; without, one past net/http's 2 KiB buffer (a
+		// Deployment's JSONPatch) is sent in chunks, a write to the
+		// connection each
+		w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 		_, err = w.Write(buf.Bytes())
 	}
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"kpatch.dev/kpatch/pkg/metrics"
@@ -64,6 +65,36 @@ func serveReview(h http.Handler, contentType string, body []byte) answered {
 type panicking struct{}
 
 func (panicking) Handle(context.Context, admission.Request) admission.Response { panic("boom") }
+
+// bigAnswer answers every request with a JSONPatch of 4 KiB.
+type bigAnswer struct{}
+
+func (bigAnswer) Handle(_ context.Context, req admission.Request) admission.Response {
+	ops := strings.Repeat(`{"op":"add","path":"/metadata/labels/a","value":"b"},`, 80)
+	return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{UID: req.UID, Allowed: true,
+		Patch: []byte("[" + strings.TrimSuffix(ops, ",") + "]"), PatchType: ptr.To(admissionv1.PatchTypeJSONPatch)}}
+}
+
+// TestWebhookAnswersWithItsLength: an answer, even one past net/http's
+// buffer, says its length and is sent whole, not in chunks (each a write
+// to the connection).
+func TestWebhookAnswersWithItsLength(t *testing.T) {
+	srv := httptest.NewServer(&Webhook{Webhook: admission.Webhook{Handler: bigAnswer{}, LogConstructor: LogConstructor}})
+	defer srv.Close()
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","operation":"CREATE"}}`
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 4096 || resp.ContentLength != int64(len(got)) || len(resp.TransferEncoding) > 0 {
+		t.Errorf("answer of %d bytes: Content-Length %d, Transfer-Encoding %v", len(got), resp.ContentLength, resp.TransferEncoding)
+	}
+}
 
 // TestWebhookAnswersAsControllerRuntime holds the Webhook to
 // controller-runtime's admission.Webhook: the same answers to the same

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
 	sigsjson "sigs.k8s.io/json"
 
@@ -58,9 +59,10 @@ type goType struct {
 	t      reflect.Type
 	kind   shape
 	once   sync.Once
-	fields map[string]reflect.Type // an object's, by JSON name
+	fields map[string]*goType // an object's, by JSON name
 	names  []string
 	enum   []string
+	items  *goType // a map's values, a list's items
 }
 
 var goTypes sync.Map // reflect.Type -> *goType
@@ -108,12 +110,22 @@ func typeOf(t reflect.Type) *goType {
 
 func (n *goType) shape() shape { return n.kind }
 
-// structFields reads an object's JSON fields, once.
+// structFields reads the nodes an object's JSON fields hold, or those a
+// map's values or a list's items are, once.
 func (n *goType) structFields() {
 	n.once.Do(func() {
-		n.fields = map[string]reflect.Type{}
-		addFields(n.fields, n.t)
-		n.names = slices.Sorted(maps.Keys(n.fields))
+		switch n.t.Kind() {
+		case reflect.Struct:
+			types := map[string]reflect.Type{}
+			addFields(types, n.t)
+			n.fields = make(map[string]*goType, len(types))
+			for name, t := range types {
+				n.fields[name] = typeOf(t)
+			}
+			n.names = slices.Sorted(maps.Keys(types))
+		case reflect.Map, reflect.Slice, reflect.Array:
+			n.items = typeOf(n.t.Elem())
+		}
 	})
 }
 
@@ -155,7 +167,7 @@ func (n *goType) field(name string) (node, bool) {
 	if !ok {
 		return nil, false
 	}
-	return typeOf(t), true
+	return t, true
 }
 
 func (n *goType) fieldNames() []string {
@@ -167,7 +179,10 @@ func (n *goType) fieldNames() []string {
 // server's validation, which answers for them with the object's own.
 func (n *goType) required() []string { return nil }
 
-func (n *goType) elem() node { return typeOf(n.t.Elem()) }
+func (n *goType) elem() node {
+	n.structFields()
+	return n.items
+}
 
 func (n *goType) describe() string {
 	switch n.kind {
@@ -203,6 +218,9 @@ func (n *goType) check(v any) string {
 		return checkQuantity(v)
 	}
 	if n.kind == shapeOpaque {
+		if n.t == intOrStringType && isIntOrString(v) {
+			return ""
+		}
 		return decodes(v, n.t)
 	}
 	switch n.t.Kind() {
@@ -262,6 +280,22 @@ func checkInteger(v any, t reflect.Type) string {
 }
 
 var quantityType = reflect.TypeFor[resource.Quantity]()
+
+var intOrStringType = reflect.TypeFor[intstr.IntOrString]()
+
+// isIntOrString reports, without the round trip through JSON, whether v
+// is one of the two values an IntOrString surely decodes: a string, or an
+// integer in an int32's range. Any other value is decoded by its own
+// code, as the API server does (TestIntOrStringAsDecoded).
+func isIntOrString(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return true
+	case int64:
+		return x >= math.MinInt32 && x <= math.MaxInt32
+	}
+	return false
+}
 
 // checkQuantity is the problem of a quantity, read as its UnmarshalJSON
 // reads it (text or a number, spaces around it trimmed) without the

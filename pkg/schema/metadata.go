@@ -45,6 +45,9 @@ func metadataField(name string) node {
 // keyProblem is the problem of a key of the map, "" when the API server
 // takes it.
 func (n *metadataMap) keyProblem(k string) string {
+	if isQualifiedName(k, !n.labels) {
+		return ""
+	}
 	if n.labels {
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			return strconv.Quote(k) + " is not a valid label key: " + strings.Join(msgs, "; ")

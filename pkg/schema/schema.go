@@ -12,7 +12,9 @@
 package schema
 
 import (
+	"strconv"
 	"strings"
+	"sync"
 
 	"kpatch.dev/kpatch/pkg/fileerr"
 	"kpatch.dev/kpatch/pkg/kpatch"
@@ -72,8 +74,11 @@ func (c *Checker) Check(before, after map[string]any) error {
 	} else if k, _ := before["kind"].(string); k != kind {
 		before = nil
 	}
-	w := walker{}
-	if err := w.object(before, after, root); err != nil {
+	w := walkers.Get().(*walker)
+	err := w.object(before, after, root)
+	w.reset()
+	walkers.Put(w)
+	if err != nil {
 		return err
 	}
 	return nil
@@ -97,9 +102,42 @@ func (c *Checker) schema(apiVersion, kind string) *kpatch.CustomResourceSchema {
 }
 
 // walker walks a change and its schema together, keeping the path for
-// messages.
+// messages. Its slices are stacks that each level of the walk pushes
+// onto and pops, so that a walker reused from walkers checks an object
+// without allocating for them.
 type walker struct {
-	path []string // keys, and list items written [i]
+	path []step // the keys and list items down to the value walked
+	// keys holds, level by level, the keys of the maps being walked that
+	// changed, sorted, with their values.
+	keys []change
+	// held holds, level by level, the maps and lists an item of a list
+	// that grew or shrank may have been moved from, sorted.
+	held []uintptr
+}
+
+// change is a key of a map and its value before and after.
+type change struct {
+	key           string
+	before, after any
+}
+
+// step is one step of a path: a key, or the index of a list item when
+// item is set.
+type step struct {
+	key   string
+	index int
+	item  bool
+}
+
+// walkers keeps walkers between checks; reset empties one first.
+var walkers = sync.Pool{New: func() any { return new(walker) }}
+
+// reset forgets the keys and the path of the last walk, so that a kept
+// walker holds no string of an object.
+func (w *walker) reset() {
+	clear(w.path[:cap(w.path)])
+	clear(w.keys[:cap(w.keys)])
+	w.path, w.keys, w.held = w.path[:0], w.keys[:0], w.held[:0]
 }
 
 func (w *walker) fail(format string, args ...any) *FieldError {
@@ -107,13 +145,20 @@ func (w *walker) fail(format string, args ...any) *FieldError {
 }
 
 // fieldText prints a path: keys joined by dots, indexes in brackets.
-func fieldText(path []string) string {
+func fieldText(path []step) string {
 	var b strings.Builder
 	for i, p := range path {
-		if i > 0 && !strings.HasPrefix(p, "[") {
+		switch {
+		case p.item:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(p.index))
+			b.WriteByte(']')
+		case i > 0:
 			b.WriteByte('.')
+			fallthrough
+		default:
+			b.WriteString(p.key)
 		}
-		b.WriteString(p)
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"kpatch.dev/kpatch/pkg/jsonvalue"
@@ -121,13 +122,15 @@ func (w *walker) value(before, after any, n node) error {
 // fields checks the keys of a map that changed, in the order of their
 // names.
 func (w *walker) fields(b, a map[string]any, n node) error {
-	var changed []string
+	start := len(w.keys)
+	defer func() { w.keys = w.keys[:start] }()
 	for k, v := range a {
 		if old, ok := b[k]; !ok || !same(old, v) {
-			changed = append(changed, k)
+			w.keys = append(w.keys, change{key: k, before: old, after: v})
 		}
 	}
-	if len(changed) == 0 && b != nil && len(b) == len(a) {
+	end := len(w.keys)
+	if start == end && b != nil && len(b) == len(a) {
 		return nil // the same fields, the same values
 	}
 	if cm, ok := n.(checkedMap); ok {
@@ -142,26 +145,30 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 			}
 		}
 	}
-	slices.Sort(changed)
-	for _, k := range changed {
+	slices.SortFunc(w.keys[start:end], func(x, y change) int { return strings.Compare(x.key, y.key) })
+	for i := start; i < end; i++ {
+		// w.keys[start:end] stays as it is while deeper levels push
+		// theirs after it, even when that moves the stack
+		c := w.keys[i]
+		k := c.key
 		var child node
 		if n.shape() == shapeMap {
 			child = n.elem()
 			if cm, ok := n.(checkedMap); ok {
 				if msg := cm.keyProblem(k); msg != "" {
-					w.path = append(w.path, k)
+					w.path = append(w.path, step{key: k})
 					return w.fail("%s", msg)
 				}
 			}
 		} else {
 			var ok bool
 			if child, ok = n.field(k); !ok {
-				w.path = append(w.path, k)
+				w.path = append(w.path, step{key: k})
 				return w.fail("%s has no field %s%s", n.describe(), strconv.Quote(k), kpatch.DidYouMean(k, n.fieldNames()))
 			}
 		}
-		w.path = append(w.path, k)
-		if err := w.value(b[k], a[k], child); err != nil {
+		w.path = append(w.path, step{key: k})
+		if err := w.value(c.before, c.after, child); err != nil {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
@@ -174,7 +181,8 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 // maps and lists the list held before (moved by an insertion or a
 // removal), is not read.
 func (w *walker) items(b, a []any, n node) error {
-	var held map[unsafe.Pointer]bool
+	start, gathered := len(w.held), false
+	defer func() { w.held = w.held[:start] }()
 	for i, item := range a {
 		var old any
 		if i < len(b) {
@@ -184,19 +192,20 @@ func (w *walker) items(b, a []any, n node) error {
 			}
 		}
 		if p := pointer(item); p != nil && len(b) > 0 && len(a) != len(b) {
-			if held == nil {
-				held = make(map[unsafe.Pointer]bool, len(b))
+			if !gathered {
+				gathered = true
 				for _, o := range b {
 					if q := pointer(o); q != nil {
-						held[q] = true
+						w.held = append(w.held, uintptr(q))
 					}
 				}
+				slices.Sort(w.held[start:])
 			}
-			if held[p] {
+			if _, found := slices.BinarySearch(w.held[start:], uintptr(p)); found {
 				continue
 			}
 		}
-		w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+		w.path = append(w.path, step{index: i, item: true})
 		if err := w.value(old, item, n.elem()); err != nil {
 			return err
 		}

@@ -5,11 +5,16 @@
 // for a bounded time. It prints, for each, the saturated throughput, the
 // requests per second per CPU core the webhook process used meanwhile,
 // the latency percentiles at a fixed rate, and the process's resident
-// memory. -extra-files adds that many files to the patched registry, each
+// memory. -rounds alternates that many throughput phases of the two
+// webhooks and gives the medians, so that other work on the machine
+// weighs on both alike. -extra-files adds that many files to the patched registry, each
 // targeting other Deployments (a third by name, a third by name prefix, a
 // third by namespace), to measure what a large registry costs.
+// LOAD_CPUPROFILE=PATH and LOAD_ALLOCPROFILE=PATH save the webhook's CPU
+// and allocation profiles of the last round's throughput phases, as
+// PATH.empty and PATH.10-files.
 //
-//	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000] [-extra-files 10000]    (make load)
+//	go run ./test/load [-duration 10s] [-concurrency 4] [-rate 2000] [-extra-files 10000] [-rounds 3]    (make load)
 package main
 
 import (
@@ -45,14 +50,19 @@ func main() {
 	concurrency := flag.Int("concurrency", 4, "concurrent connections in the throughput phase")
 	rate := flag.Int("rate", 2000, "requests per second in the latency phase")
 	extra := flag.Int("extra-files", 0, "files added to the patched registry, targeting other Deployments")
+	rounds := flag.Int("rounds", 3, "throughput phases of each webhook, alternated")
 	flag.Parse()
-	if err := run(context.Background(), *duration, *concurrency, *rate, *extra); err != nil {
+	if *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "load: -rounds must be at least 1")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *duration, *concurrency, *rate, *extra, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, duration time.Duration, concurrency, rate, extra int) error {
+func run(ctx context.Context, duration time.Duration, concurrency, rate, extra, rounds int) error {
 	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		return err
@@ -88,58 +98,106 @@ func run(ctx context.Context, duration time.Duration, concurrency, rate, extra i
 		return err
 	}
 	client := c.HTTPClient()
-	fmt.Printf("# go run ./test/load -duration %s -concurrency %d -rate %d -extra-files %d\n", duration, concurrency, rate, extra)
+	fmt.Printf("# go run ./test/load -duration %s -concurrency %d -rate %d -extra-files %d -rounds %d\n", duration, concurrency, rate, extra, rounds)
 	fmt.Printf("%d patch files (+%d), %d-byte AdmissionReview, %s per phase, %d connections, latency at %d req/s, %d CPUs\n\n",
 		len(files), extra, len(body), duration, concurrency, rate, runtime.NumCPU())
-	fmt.Printf("%-16s %12s %14s %10s %10s %10s %10s %10s\n", "registry", "max req/s", "req/s per core", "p50", "p90", "p99", "RSS", "errors")
-	var results []float64
-	for _, target := range []struct {
-		name string
-		args []string
-	}{
-		{"empty", []string{"--registry-selector", "kpatch.dev/registry=none"}},
-		{fmt.Sprintf("%d files", len(files)+extra), nil},
-	} {
-		var logs bytes.Buffer
+	targets := []*target{
+		{name: "empty", args: []string{"--registry-selector", "kpatch.dev/registry=none"}},
+		{name: fmt.Sprintf("%d files", len(files)+extra), patched: true},
+	}
+	for _, t := range targets {
 		port, err := cluster.FreePort()
 		if err != nil {
 			return err
 		}
-		wh, err := c.StartWebhook(ctx, bin, port, &logs, append(target.args, "--zap-log-level", "error", "--profiling")...)
+		t.wh, err = c.StartWebhook(ctx, bin, port, &t.logs, append(t.args, "--zap-log-level", "error", "--profiling")...)
 		if err != nil {
-			return fmt.Errorf("%w\n%s", err, logs.String())
+			return fmt.Errorf("%w\n%s", err, t.logs.String())
 		}
-		url := fmt.Sprintf("https://127.0.0.1:%d%s", wh.Port, wh.Path("/mutate"))
-		if err := check(client, url, body, target.args == nil); err != nil {
-			wh.Stop()
+		defer t.wh.Stop()
+		t.url = fmt.Sprintf("https://127.0.0.1:%d%s", t.wh.Port, t.wh.Path("/mutate"))
+		if err := check(client, t.url, body, t.patched); err != nil {
 			return err
 		}
-		if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
-			go saveProfile(wh.ProfilingURL, prof+"."+strings.ReplaceAll(target.name, " ", "-"), duration)
-		}
-		cpuBefore, err1 := wh.CPUSeconds()
-		throughput, errs1 := saturate(client, url, body, duration, concurrency)
-		cpuAfter, err2 := wh.CPUSeconds()
-		lat, errs2 := paced(client, url, body, duration, rate)
-		rss, err3 := wh.ResidentBytes()
-		wh.Stop()
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return err
-		}
-		results = append(results, throughput)
-		// requests per CPU-second the webhook used while saturated
-		perCore := throughput * duration.Seconds() / (cpuAfter - cpuBefore)
-		fmt.Printf("%-16s %12.0f %14.0f %10s %10s %10s %9.0fM %10d\n", target.name, throughput, perCore,
-			pct(lat, 50), pct(lat, 90), pct(lat, 99), float64(rss)/(1<<20), errs1+errs2)
 	}
-	fmt.Printf("\npatched throughput: %.0f%% of the empty registry's\n", 100*results[1]/results[0])
+	// the throughput phases alternate between the webhooks, round after
+	// round, so that the machine's other work weighs on both alike
+	fmt.Printf("%-6s %-16s %12s %14s\n", "round", "registry", "max req/s", "req/s per core")
+	for round := 1; round <= rounds; round++ {
+		for _, t := range targets {
+			if round == rounds {
+				profile(t, duration)
+			}
+			cpuBefore, err1 := t.wh.CPUSeconds()
+			throughput, errs := saturate(client, t.url, body, duration, concurrency)
+			cpuAfter, err2 := t.wh.CPUSeconds()
+			if err := errors.Join(err1, err2); err != nil {
+				return err
+			}
+			t.errors += errs
+			t.throughput = append(t.throughput, throughput)
+			// requests per CPU-second the webhook used while saturated
+			t.perCore = append(t.perCore, throughput*duration.Seconds()/(cpuAfter-cpuBefore))
+			fmt.Printf("%-6d %-16s %12.0f %14.0f\n", round, t.name, throughput, t.perCore[len(t.perCore)-1])
+		}
+		if len(targets[0].throughput) == round {
+			fmt.Printf("%-6d %-16s %11.0f%% %13.0f%%\n", round, "patched / empty",
+				100*targets[1].throughput[round-1]/targets[0].throughput[round-1], 100*targets[1].perCore[round-1]/targets[0].perCore[round-1])
+		}
+	}
+	fmt.Printf("\n%-16s %12s %14s %10s %10s %10s %10s %10s\n", "registry", "max req/s", "req/s per core", "p50", "p90", "p99", "RSS", "errors")
+	for _, t := range targets {
+		lat, errs := paced(client, t.url, body, duration, rate)
+		rss, err := t.wh.ResidentBytes()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-16s %12.0f %14.0f %10s %10s %10s %9.0fM %10d\n", t.name, median(t.throughput), median(t.perCore),
+			pct(lat, 50), pct(lat, 90), pct(lat, 99), float64(rss)/(1<<20), t.errors+errs)
+	}
+	fmt.Printf("\npatched throughput: %.0f%% of the empty registry's (medians of %d rounds; per core %.0f%%)\n",
+		100*median(targets[1].throughput)/median(targets[0].throughput), rounds, 100*median(targets[1].perCore)/median(targets[0].perCore))
 	return nil
 }
 
-// saveProfile saves a CPU profile of the webhook, taken while it is
-// saturated, for `go tool pprof`.
-func saveProfile(profilingURL, path string, d time.Duration) {
-	url := profilingURL + fmt.Sprintf("profile?seconds=%d", int(d.Seconds())-1)
+// target is one of the webhooks measured and what was measured of it.
+type target struct {
+	name                string
+	args                []string
+	patched             bool
+	logs                bytes.Buffer
+	wh                  *cluster.Webhook
+	url                 string
+	throughput, perCore []float64 // one per round
+	errors              int
+}
+
+// profile saves the webhook's profiles of the coming throughput phase
+// when LOAD_CPUPROFILE or LOAD_ALLOCPROFILE asks for them.
+func profile(t *target, duration time.Duration) {
+	if prof := os.Getenv("LOAD_CPUPROFILE"); prof != "" {
+		go saveProfile(t.wh.ProfilingURL+"profile", prof+"."+strings.ReplaceAll(t.name, " ", "-"), duration)
+	}
+	if prof := os.Getenv("LOAD_ALLOCPROFILE"); prof != "" {
+		go saveProfile(t.wh.ProfilingURL+"allocs", prof+"."+strings.ReplaceAll(t.name, " ", "-"), duration)
+	}
+}
+
+// median is the median of v.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// saveProfile saves a profile of the webhook taken while it is saturated,
+// for `go tool pprof`: its CPU (endpoint profile) or what it allocated
+// meanwhile (endpoint allocs, the delta over the same seconds).
+func saveProfile(endpoint, path string, d time.Duration) {
+	url := endpoint + fmt.Sprintf("?seconds=%d", int(d.Seconds())-1)
 	resp, err := http.Get(url)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profile:", err)
