@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -56,7 +57,11 @@ type Options struct {
 
 // Condition is one compiled CEL condition. It is immutable and safe for
 // concurrent use.
-type Condition struct {
+type Condition struct{ compiled }
+
+// compiled is a compiled CEL expression, of a Condition or an
+// Expression: its program and what it reads.
+type compiled struct {
 	expr    string
 	program cel.Program
 	// params are the fields of params the expression reads; wholeParams
@@ -67,6 +72,8 @@ type Condition struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
+	// callLimit is the cost one evaluation may take.
+	callLimit uint64
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -156,6 +163,23 @@ func Compile(expr string, opts Options) (*Condition, error) {
 
 // compile is Compile with the limit of the estimated cost.
 func compile(expr string, opts Options, limit uint64) (*Condition, error) {
+	c, err := compileAs(expr, opts, limit, celconfig.PerCallLimit, func(out *cel.Type) *Error {
+		if !out.IsExactType(cel.BoolType) {
+			return &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, out)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Condition{*c}, nil
+}
+
+// compileAs compiles expr in the environment of opts: parsed, checked,
+// its output type accepted by check, its estimated worst-case cost
+// within limit, made a program with the guards of every condition that
+// stops at callLimit.
+func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*cel.Type) *Error) (*compiled, error) {
 	plain, workload := environments()
 	env := plain
 	if opts.Workload {
@@ -172,19 +196,23 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	if iss.Err() != nil {
 		return nil, compileError(expr, iss)
 	}
-	if !checked.OutputType().IsExactType(cel.BoolType) {
-		return nil, &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType())}
+	if err := check(checked.OutputType()); err != nil {
+		return nil, err
 	}
 	if err := checkCost(env.Env, expr, checked, limit); err != nil {
 		return nil, err
 	}
-	program, err := env.Program(checked, env.programOptions...)
+	progOpts := env.programOptions
+	if callLimit != celconfig.PerCallLimit {
+		progOpts = append(slices.Clip(progOpts), cel.CostLimit(callLimit))
+	}
+	program, err := env.Program(checked, progOpts...)
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
-	cond := &Condition{expr: expr, program: program}
-	cond.params, cond.wholeParams, cond.loops = inspect(checked.NativeRep())
-	return cond, nil
+	c := &compiled{expr: expr, program: program, callLimit: callLimit}
+	c.params, c.wholeParams, c.loops = inspect(checked.NativeRep())
+	return c, nil
 }
 
 // compileError turns the checker's issues into an *Error at the position
@@ -208,7 +236,7 @@ func compileError(expr string, iss *cel.Issues) error {
 }
 
 // String is the expression as written.
-func (c *Condition) String() string { return c.expr }
+func (c *compiled) String() string { return c.expr }
 
 // Eval evaluates the condition over vars, charging its cost to budget
 // (nil: only the per-call limit). An evaluation error (a missing field
@@ -216,11 +244,26 @@ func (c *Condition) String() string { return c.expr }
 // ErrCostExceeded) is returned without the expression, which the caller
 // places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
+	val, err := c.eval(ctx, vars, vars, budget)
+	if err != nil {
+		return false, err
+	}
+	b, ok := val.(types.Bool)
+	if !ok {
+		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
+	}
+	return bool(b), nil
+}
+
+// eval evaluates the expression over act, whose variables are those of
+// vars (and, for an Expression, item), charging its cost to budget (nil:
+// only the per-call limit).
+func (c *compiled) eval(ctx context.Context, act interpreter.Activation, vars *Vars, budget *Budget) (ref.Val, error) {
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
+		return nil, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	var (
 		val     ref.Val
@@ -231,14 +274,14 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 		// a request's deadline stops a long evaluation (one that reaches
 		// the per-call limit takes a large part of a second); CEL checks
 		// for it in comprehensions only
-		val, details, err = c.program.ContextEval(ctx, vars)
+		val, details, err = c.program.ContextEval(ctx, act)
 	} else {
 		// nothing to stop it but the cost limit (or nothing that CEL
 		// would stop): without the context's three allocations
-		val, details, err = c.program.Eval(vars)
+		val, details, err = c.program.Eval(act)
 	}
 	if vars.err != nil {
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}
 	if details != nil && budget != nil {
 		if cost := details.ActualCost(); cost != nil {
@@ -247,21 +290,17 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	}
 	if err != nil {
 		if isCostError(err) {
-			return false, fmt.Errorf("%w (per call %d)", ErrCostExceeded, celconfig.PerCallLimit)
+			return nil, fmt.Errorf("%w (per call %d)", ErrCostExceeded, c.callLimit)
 		}
 		if errors.Is(err, errTooLarge) {
-			return false, fmt.Errorf("%w (per call %d): %w", ErrCostExceeded, celconfig.PerCallLimit, err)
+			return nil, fmt.Errorf("%w (per call %d): %w", ErrCostExceeded, c.callLimit, err)
 		}
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
+		return nil, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
-	b, ok := val.(types.Bool)
-	if !ok {
-		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
-	}
-	return bool(b), nil
+	return val, nil
 }
 
 // isCostError says whether err is cel-go's cost limit error.

@@ -25,9 +25,12 @@ func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 	return q, nil
 }
 
-// deferred reports whether a problem is a built-in read without the
-// object: Bind checks such a value when the object is known, at apply.
-func deferred(err *problem) bool { return err != nil && errors.Is(err.err, errNoBuiltins) }
+// deferred reports whether a problem is a built-in or a CEL value read
+// without the object: Bind checks such a value when the object is known,
+// at apply.
+func deferred(err *problem) bool {
+	return err != nil && (errors.Is(err.err, errNoBuiltins) || errors.Is(err.err, errNoObject))
+}
 
 // Variables returns the variables the patch is bound to; nil when it is
 // not bound. The caller must not modify them.

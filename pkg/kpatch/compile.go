@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"kpatch.dev/kpatch/pkg/condition"
 )
 
 // Patch is a compiled patch file. It is immutable and safe for concurrent
@@ -363,7 +365,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 	}
 	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
-		pl.setValue(&e.Value, e.ValueCol)
+		pl.setValue(&e.Value, e.ValueCol, celOptions(s))
 	}
 	return pl
 }
@@ -404,7 +406,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 			sub.fail(e.ValueCol, errRequiredHere)
 		}
 		if sub.err == nil && sub.act != actDelete {
-			sub.setValue(&e.Value, e.ValueCol)
+			sub.setValue(&e.Value, e.ValueCol, celOptions(s))
 		}
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err
@@ -473,11 +475,12 @@ func (pl *plan) maybeImagePart() bool {
 }
 
 // setValue converts a constant value to the leaf's type, or keeps a
-// template for apply time.
-func (pl *plan) setValue(v *Value, col int) {
+// template for apply time, its CEL values compiled for opts.
+func (pl *plan) setValue(v *Value, col int, opts condition.Options) {
 	pl.valueCol = col
 	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
 		pl.tmpl = v
+		pl.compileCEL(opts)
 		return
 	}
 	if v.Tree != nil {
