@@ -13,10 +13,9 @@ var _ kpatch.ExpressionEvaluator = (*Object)(nil)
 // the file's owner on the object, as its conditions are.
 func (o *Object) EvalExpression(e *condition.Expression, params map[string]any, item *any) (any, error) {
 	cs := o.conditions()
-	cs.in.Params = params
-	budget := cs.budget(o.owner, o.adm.CostBudget)
+	cs.in.Params, cs.in.Item = params, nil
 	if item != nil {
-		return e.EvalItem(o.ctx, cs.vars, *item, budget)
+		cs.in.Item = *item
 	}
-	return e.Eval(o.ctx, cs.vars, budget)
+	return e.Eval(o.ctx, cs.vars, cs.budget(o.owner, o.adm.CostBudget))
 }

@@ -30,6 +30,10 @@ const (
 	PodSpecVar = "podSpec"
 	// PodMetadataVar is the metadata of the same pod template.
 	PodMetadataVar = "podMetadata"
+	// ItemVar is one item of a list that a condition is evaluated on,
+	// once per item (the items of a header that walks a list). Declared
+	// only for Options.Item.
+	ItemVar = "item"
 )
 
 // The sentinel causes of a condition's errors; test for them with
@@ -53,6 +57,15 @@ type Options struct {
 	// Workload declares podSpec and podMetadata (files whose targets are
 	// the @workload kinds).
 	Workload bool
+	// Item declares item (ItemVar), of any type: the condition is
+	// evaluated once per item of a list, which Input.Item gives.
+	Item bool
+	// ItemPaths are where in object the items may be, for the estimate
+	// of the worst-case cost: each the field names from object's root to
+	// a list, then "@items" (spec, containers, @items), nested lists
+	// likewise. item is sized as the largest item these paths reach;
+	// without any, as any JSON value the request can hold.
+	ItemPaths [][]string
 }
 
 // Condition is one compiled CEL condition. It is immutable and safe for
@@ -72,6 +85,8 @@ type compiled struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
+	// item says that it reads item (ReadsItem).
+	item bool
 	// callLimit is the cost one evaluation may take.
 	callLimit uint64
 }
@@ -90,13 +105,28 @@ func (e *Error) Error() string {
 // Unwrap returns ErrInvalid.
 func (e *Error) Unwrap() error { return ErrInvalid }
 
-// environments are the CEL environments of conditions, one without and
-// one with the workload variables, built once (an environment costs
-// milliseconds): the API server's admission environment (its libraries,
-// variables and per-call cost limit).
-var environments = sync.OnceValues(func() (plain, workload *conditionEnv) {
-	return newEnvironment(false), newEnvironment(true)
+// environments are the CEL environments of conditions, without and with
+// the workload variables and item (indexed by envIndex), built once (an
+// environment costs milliseconds): the API server's admission
+// environment (its libraries, variables and per-call cost limit).
+var environments = sync.OnceValue(func() (envs [4]*conditionEnv) {
+	for i := range envs {
+		envs[i] = newEnvironment(i&1 != 0, i&2 != 0)
+	}
+	return envs
 })
+
+// envIndex is the index in environments of the environment of opts.
+func envIndex(opts Options) int {
+	i := 0
+	if opts.Workload {
+		i |= 1
+	}
+	if opts.Item {
+		i |= 2
+	}
+	return i
+}
 
 // conditionEnv is a CEL environment of conditions and the options of their
 // programs: the cost estimator, and the guards of the functions that
@@ -109,7 +139,7 @@ type conditionEnv struct {
 // estimator is the cost estimator of every condition; it is stateless.
 var estimator = newCostEstimator()
 
-func newEnvironment(workload bool) *conditionEnv {
+func newEnvironment(workload, item bool) *conditionEnv {
 	namespaceType, requestType := plugincel.BuildNamespaceType(), plugincel.BuildRequestType()
 	vars := []cel.EnvOption{
 		cel.Variable(plugincel.ObjectVarName, cel.DynType),
@@ -120,6 +150,9 @@ func newEnvironment(workload bool) *conditionEnv {
 	}
 	if workload {
 		vars = append(vars, cel.Variable(PodSpecVar, cel.DynType), cel.Variable(PodMetadataVar, cel.DynType))
+	}
+	if item {
+		vars = append(vars, cel.Variable(ItemVar, cel.DynType))
 	}
 	set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(
 		environment.VersionedOptions{
@@ -157,9 +190,26 @@ func newEnvironment(workload bool) *conditionEnv {
 // Compile compiles expr, which must be boolean and whose estimated
 // worst-case cost must be within the per-call limit (checkCost). A
 // compile error is an *Error with the position of the problem in expr.
+//
+// A condition with Options.Item is evaluated once per item, each
+// evaluation within the per-call limit and all of them within the
+// owner's Budget; its estimate for one item must be within ItemCostLimit.
 func Compile(expr string, opts Options) (*Condition, error) {
+	if opts.Item {
+		return compile(expr, opts, ItemCostLimit)
+	}
 	return compile(expr, opts, celconfig.PerCallLimit)
 }
+
+// ItemCostLimit is the most the estimated worst-case cost of one
+// evaluation of a condition on an item (Options.Item) may be: the budget
+// of a request, that every evaluation of the owner's conditions on the
+// object shares. An item condition typically reads its item and looks it
+// up among the object's other items (a mount's volume), a loop whose
+// worst case is more than a call's limit on the largest objects the API
+// server accepts and far less on any other: there it fails at run time
+// with ErrCostExceeded, as any condition does past that limit.
+const ItemCostLimit = RequestBudget
 
 // compile is Compile with the limit of the estimated cost.
 func compile(expr string, opts Options, limit uint64) (*Condition, error) {
@@ -180,11 +230,7 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 // within limit, made a program with the guards of every condition that
 // stops at callLimit.
 func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*cel.Type) *Error) (*compiled, error) {
-	plain, workload := environments()
-	env := plain
-	if opts.Workload {
-		env = workload
-	}
+	env := environments()[envIndex(opts)]
 	parsed, iss := env.Parse(expr)
 	if iss.Err() != nil {
 		return nil, compileError(expr, iss)
@@ -199,7 +245,12 @@ func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*c
 	if err := check(checked.OutputType()); err != nil {
 		return nil, err
 	}
-	if err := checkCost(env.Env, expr, checked, limit); err != nil {
+	est := estimator
+	if len(opts.ItemPaths) > 0 {
+		est = newCostEstimator()
+		est.itemPaths = opts.ItemPaths
+	}
+	if err := checkCost(env.Env, est, expr, checked, limit); err != nil {
 		return nil, err
 	}
 	progOpts := env.programOptions
@@ -211,7 +262,7 @@ func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*c
 		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
 	c := &compiled{expr: expr, program: program, callLimit: callLimit}
-	c.params, c.wholeParams, c.loops = inspect(checked.NativeRep())
+	c.params, c.wholeParams, c.loops, c.item = inspect(checked.NativeRep())
 	return c, nil
 }
 
@@ -225,6 +276,9 @@ func compileError(expr string, iss *cel.Issues) error {
 		out.Msg = strings.TrimSuffix(first.Message, " (in container '')")
 		if strings.HasPrefix(out.Msg, "undeclared reference to '"+PodSpecVar+"'") || strings.HasPrefix(out.Msg, "undeclared reference to '"+PodMetadataVar+"'") {
 			out.Msg += ": podSpec and podMetadata are the variables of @workload files"
+		}
+		if strings.HasPrefix(out.Msg, "undeclared reference to '"+ItemVar+"'") {
+			out.Msg += ": item is the variable of a section whose header walks list items (*, k=v, allContainers)"
 		}
 		if n := len(errs); n > 1 {
 			out.Msg += fmt.Sprintf(" (and %d more)", n-1)
@@ -244,7 +298,7 @@ func (c *compiled) String() string { return c.expr }
 // ErrCostExceeded) is returned without the expression, which the caller
 // places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
-	val, err := c.eval(ctx, vars, vars, budget)
+	val, err := c.eval(ctx, vars, budget)
 	if err != nil {
 		return false, err
 	}
@@ -255,10 +309,9 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	return bool(b), nil
 }
 
-// eval evaluates the expression over act, whose variables are those of
-// vars (and, for an Expression, item), charging its cost to budget (nil:
-// only the per-call limit).
-func (c *compiled) eval(ctx context.Context, act interpreter.Activation, vars *Vars, budget *Budget) (ref.Val, error) {
+// eval evaluates the expression over vars, charging its cost to budget
+// (nil: only the per-call limit).
+func (c *compiled) eval(ctx context.Context, vars *Vars, budget *Budget) (ref.Val, error) {
 	if budget != nil && budget.exceeded() {
 		return nil, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
@@ -274,11 +327,11 @@ func (c *compiled) eval(ctx context.Context, act interpreter.Activation, vars *V
 		// a request's deadline stops a long evaluation (one that reaches
 		// the per-call limit takes a large part of a second); CEL checks
 		// for it in comprehensions only
-		val, details, err = c.program.ContextEval(ctx, act)
+		val, details, err = c.program.ContextEval(ctx, vars)
 	} else {
 		// nothing to stop it but the cost limit (or nothing that CEL
 		// would stop): without the context's three allocations
-		val, details, err = c.program.Eval(act)
+		val, details, err = c.program.Eval(vars)
 	}
 	if vars.err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)

@@ -27,6 +27,8 @@ import (
 // and charges it when it runs (interpreter.ActualCostEstimator).
 type costEstimator struct {
 	library library.CostEstimator
+	// itemPaths are where item is in object (Options.ItemPaths).
+	itemPaths [][]string
 }
 
 var (
@@ -42,7 +44,11 @@ func newCostEstimator() *costEstimator {
 
 // EstimateSize sizes a variable's value by its path.
 func (e *costEstimator) EstimateSize(node checker.AstNode) *checker.SizeEstimate {
-	return estimatedSize(node.Path())
+	path := node.Path()
+	if len(path) > 0 && path[0] == ItemVar && len(e.itemPaths) > 0 {
+		return itemSize(e.itemPaths, path[1:])
+	}
+	return estimatedSize(path)
 }
 
 // EstimateCallCost is the library's estimate, with the cost of building

@@ -15,8 +15,8 @@ import (
 // costs, the sizes of the variables (estimatedSize) and the building of large
 // results (costEstimator). The error is at the part of the expression
 // that makes most of the cost.
-func checkCost(env *cel.Env, expr string, checked *cel.Ast, limit uint64) error {
-	cost, err := env.EstimateCost(checked, estimator)
+func checkCost(env *cel.Env, est *costEstimator, expr string, checked *cel.Ast, limit uint64) error {
+	cost, err := env.EstimateCost(checked, est)
 	if err != nil {
 		return &Error{Line: 1, Column: 1, Msg: "estimating the cost: " + err.Error()}
 	}
@@ -24,7 +24,7 @@ func checkCost(env *cel.Env, expr string, checked *cel.Ast, limit uint64) error 
 		return nil
 	}
 	native := checked.NativeRep()
-	part, partCost := dominantPart(env, native, native.Expr(), cost.Max)
+	part, partCost := dominantPart(env, est, native, native.Expr(), cost.Max)
 	out := &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("estimated worst-case cost %d exceeds the per-call limit %d", cost.Max, limit)}
 	name, offset := calledName(expr, native, part)
 	if loc := native.SourceInfo().GetLocationByOffset(offset); loc.Line() > 0 && offset >= 0 {
@@ -69,12 +69,12 @@ func calledName(expr string, a *ast.AST, part ast.Expr) (string, int32) {
 // dominantPart descends from e, of cost, into the sub-expression that
 // makes at least half of it, as long as there is one; comprehensions
 // (all, exists, map...) are not entered, their variables being theirs.
-func dominantPart(env *cel.Env, a *ast.AST, e ast.Expr, cost uint64) (ast.Expr, uint64) {
+func dominantPart(env *cel.Env, est *costEstimator, a *ast.AST, e ast.Expr, cost uint64) (ast.Expr, uint64) {
 	for {
 		var best ast.Expr
 		var bestCost uint64
 		for _, child := range operands(e) {
-			if c, ok := subCost(env, a, child); ok && c > bestCost {
+			if c, ok := subCost(env, est, a, child); ok && c > bestCost {
 				best, bestCost = child, c
 			}
 		}
@@ -109,13 +109,13 @@ func operands(e ast.Expr) []ast.Expr {
 }
 
 // subCost is the estimated worst-case cost of e alone.
-func subCost(env *cel.Env, a *ast.AST, e ast.Expr) (uint64, bool) {
+func subCost(env *cel.Env, est *costEstimator, a *ast.AST, e ast.Expr) (uint64, bool) {
 	sub := ast.NewCheckedAST(ast.NewAST(e, a.SourceInfo()), a.TypeMap(), a.ReferenceMap())
 	pb, err := ast.ToProto(sub)
 	if err != nil {
 		return 0, false
 	}
-	cost, err := env.EstimateCost(cel.CheckedExprToAst(pb), estimator)
+	cost, err := env.EstimateCost(cel.CheckedExprToAst(pb), est)
 	if err != nil {
 		return 0, false
 	}

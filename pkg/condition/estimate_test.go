@@ -190,7 +190,7 @@ func BenchmarkCompile(b *testing.B) {
 // BenchmarkEstimateCost is the cost estimate alone of the conditions of
 // BenchmarkCompile.
 func BenchmarkEstimateCost(b *testing.B) {
-	plain, _ := environments()
+	plain := environments()[0]
 	for _, n := range []int{5, 50} {
 		expr := benchTerms(n)
 		checked, iss := plain.Compile(expr)
@@ -200,7 +200,7 @@ func BenchmarkEstimateCost(b *testing.B) {
 		b.Run(fmt.Sprintf("terms=%d", 2*n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := checkCost(plain.Env, expr, checked, celconfig.PerCallLimit); err != nil {
+				if err := checkCost(plain.Env, estimator, expr, checked, celconfig.PerCallLimit); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-	"github.com/google/cel-go/interpreter"
 )
 
 // Result is the type an Expression's checker gives its value, as a field
@@ -115,20 +114,15 @@ func resultOf(t *cel.Type) Result {
 // (nil: only the per-call limit), and returns its value as decoded JSON:
 // a string, an int64 (json.Number beyond it), a float64, a bool, nil, a
 // []any or a map[string]any, copied out of the objects it reads. Errors
-// are those of Condition.Eval; a value JSON cannot hold (an infinity, a
+// are those of Condition.Eval; an expression compiled with Options.Item
+// reads the Input's Item. A value JSON cannot hold (an infinity, a
 // map with keys that are not text, a type) is an ErrEvaluation.
 func (e *Expression) Eval(ctx context.Context, vars *Vars, budget *Budget) (any, error) {
-	return e.evalOver(ctx, vars, vars, budget)
+	return e.evalOver(ctx, vars, budget)
 }
 
-// EvalItem is Eval with the variable item bound to item (a value of
-// decoded JSON), for an expression compiled with Options.Item.
-func (e *Expression) EvalItem(ctx context.Context, vars *Vars, item any, budget *Budget) (any, error) {
-	return e.evalOver(ctx, &itemActivation{vars: vars, item: item}, vars, budget)
-}
-
-func (e *Expression) evalOver(ctx context.Context, act interpreter.Activation, vars *Vars, budget *Budget) (any, error) {
-	val, err := e.eval(ctx, act, vars, budget)
+func (e *Expression) evalOver(ctx context.Context, vars *Vars, budget *Budget) (any, error) {
+	val, err := e.eval(ctx, vars, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -138,30 +132,6 @@ func (e *Expression) evalOver(ctx context.Context, act interpreter.Activation, v
 	}
 	return out, nil
 }
-
-// ItemVar is the variable of the item a foreach, or a path through a
-// list's items, is at.
-const ItemVar = "item"
-
-// itemActivation is vars with item bound.
-type itemActivation struct {
-	vars *Vars
-	item any
-}
-
-// ResolveName returns item, or the variable of vars.
-func (a *itemActivation) ResolveName(name string) (any, bool) {
-	if name == ItemVar {
-		if m, ok := a.item.(map[string]any); ok {
-			return newJSONMap(m), true
-		}
-		return a.item, true
-	}
-	return a.vars.ResolveName(name)
-}
-
-// Parent is nil: the activation is the only one.
-func (a *itemActivation) Parent() interpreter.Activation { return nil }
 
 // jsonOf is a CEL value as decoded JSON.
 func jsonOf(v ref.Val) (any, error) {

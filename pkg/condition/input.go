@@ -33,6 +33,10 @@ type Input struct {
 	// PodSpec and PodMetadata are the workload's pod template, for
 	// conditions compiled with Options.Workload.
 	PodSpec, PodMetadata map[string]any
+	// Item is the item a condition compiled with Options.Item is
+	// evaluated on (item), as decoded JSON; like Params, it is read at
+	// each evaluation, so that one Vars serves every item.
+	Item any
 }
 
 // OfflineRequest is the request a condition sees offline (kpatch apply
@@ -95,7 +99,7 @@ type Vars struct {
 var _ interpreter.Activation = (*Vars)(nil)
 
 // NewVars returns the variables of in; in must not change while they are
-// in use, but for Params, which is read at each evaluation.
+// in use, but for Params and Item, which are read at each evaluation.
 func NewVars(in *Input) *Vars { return &Vars{in: in} }
 
 // ResolveName returns the variable name, for the CEL interpreter.
@@ -108,6 +112,11 @@ func (v *Vars) ResolveName(name string) (any, bool) {
 		return v.object(1, in.OldObject), true
 	case plugincel.ParamsVarName:
 		return jsonOrNull(in.Params), true
+	case ItemVar:
+		if m, ok := in.Item.(map[string]any); ok {
+			return jsonOrNull(m), true
+		}
+		return in.Item, true
 	case PodSpecVar:
 		return v.object(2, in.PodSpec), true
 	case PodMetadataVar:

@@ -14,11 +14,13 @@ import (
 // sorted, and whether it reads params otherwise (as a whole, or by a
 // computed key): then every field may count; and whether it has a
 // comprehension (loops), as the API server's macros (all, exists, map,
-// filter, their two-variable forms, sortBy...) expand into.
-func inspect(checked *ast.AST) (names []string, whole, loops bool) {
+// filter, their two-variable forms, sortBy...) expand into; and whether
+// it reads item.
+func inspect(checked *ast.AST) (names []string, whole, loops, item bool) {
 	root := ast.NavigateAST(checked)
 	loops = len(ast.MatchDescendants(root, ast.KindMatcher(ast.ComprehensionKind))) > 0
 	for _, id := range ast.MatchDescendants(root, ast.KindMatcher(ast.IdentKind)) {
+		item = item || id.AsIdent() == ItemVar
 		if id.AsIdent() != plugincel.ParamsVarName {
 			continue
 		}
@@ -32,7 +34,7 @@ func inspect(checked *ast.AST) (names []string, whole, loops bool) {
 		}
 	}
 	slices.Sort(names)
-	return names, whole, loops
+	return names, whole, loops, item
 }
 
 // paramField is the field of params that the expression above id, an
@@ -64,6 +66,10 @@ func paramField(id ast.NavigableExpr) (string, bool) {
 // reads, sorted, and whether it reads params as a whole (or by a
 // computed key), so that any of them may count: what a registry needs to
 // know to bind the condition's file to the values of each object.
-func (c *Condition) Params() (names []string, whole bool) {
+func (c *compiled) Params() (names []string, whole bool) {
 	return slices.Clone(c.params), c.wholeParams
 }
+
+// ReadsItem reports whether the condition reads item (Options.Item): it
+// is then evaluated per item.
+func (c *compiled) ReadsItem() bool { return c.item }

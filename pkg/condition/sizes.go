@@ -61,8 +61,11 @@ type bound struct {
 
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 
-// validated are the bounds of fields, by the struct that holds them.
+// validated are the bounds of fields, by the struct that holds them: a
+// volume's name is a DNS label, and a volume mount's names a volume.
 var validated = map[reflect.Type]map[string]bound{
+	reflect.TypeFor[corev1.Volume]():      {"name": {length: validation.DNS1123LabelMaxLength}},
+	reflect.TypeFor[corev1.VolumeMount](): {"name": {length: validation.DNS1123LabelMaxLength}},
 	objectMetaType: {
 		"name":         {length: validation.DNS1123SubdomainMaxLength},
 		"generateName": {length: validation.DNS1123SubdomainMaxLength},
@@ -110,7 +113,7 @@ func rootShape(name string) shape {
 		return shape{{t: reflect.TypeFor[corev1.Namespace](), budget: requestBytes}}
 	case plugincel.RequestVarName:
 		return shape{{t: reflect.TypeFor[admissionv1.AdmissionRequest](), budget: headerBytes}}
-	case plugincel.ParamsVarName:
+	case plugincel.ParamsVarName, ItemVar:
 		return shape{{budget: requestBytes}}
 	}
 	return nil
@@ -279,6 +282,17 @@ func estimatedSize(path []string) *checker.SizeEstimate {
 		return nil
 	}
 	return &checker.SizeEstimate{Max: s.size()}
+}
+
+// itemSize is the size estimate of the value at rest below item, an item
+// at one of paths of object (Options.ItemPaths): the largest.
+func itemSize(paths [][]string, rest []string) *checker.SizeEstimate {
+	var largest uint64
+	for _, p := range paths {
+		full := append(append([]string{plugincel.ObjectVarName}, p...), rest...)
+		largest = max(largest, shapeAt(full).size())
+	}
+	return &checker.SizeEstimate{Max: largest}
 }
 
 var (

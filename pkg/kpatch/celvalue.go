@@ -205,9 +205,9 @@ func newOfflineExpressions(ctx context.Context, obj map[string]any) *offlineExpr
 
 // EvalExpression evaluates e on the call's object.
 func (o *offlineExpressions) EvalExpression(e *condition.Expression, params map[string]any, item *any) (any, error) {
-	o.in.Params = params
+	o.in.Params, o.in.Item = params, nil
 	if item != nil {
-		return e.EvalItem(o.ctx, o.vars, *item, o.budget)
+		o.in.Item = *item
 	}
 	return e.Eval(o.ctx, o.vars, o.budget)
 }
