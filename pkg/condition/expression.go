@@ -163,7 +163,7 @@ func jsonOf(v ref.Val) (any, error) {
 		n, _ := x.Size().(types.Int)
 		out := make([]any, 0, int(n))
 		for it := x.Iterator(); it.HasNext() == types.True; {
-			e, err := jsonOf(x.Get(it.Next()))
+			e, err := jsonOf(it.Next()) // a list's iterator gives its items
 			if err != nil {
 				return nil, err
 			}

@@ -236,6 +236,15 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		}
 		return errs
 	}
+	if s.foreach != nil {
+		return a.applyForeach(s, ref, p, errs)
+	}
+	return a.applyOps(s, ref, p, errs)
+}
+
+// applyOps applies the operations of section s of p and appends their
+// errors.
+func (a *applier) applyOps(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
 	for _, op := range s.ops {
 		pl := s.planFor(op, ref)
 		if pl == nil {

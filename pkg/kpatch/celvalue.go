@@ -89,11 +89,6 @@ func byteOffset(text string, col int) int {
 	return len(text)
 }
 
-// celOptions are the variables the CEL values of section s read.
-func celOptions(s *Section) condition.Options {
-	return condition.Options{Workload: s.Target.isWorkloadSet()}
-}
-
 // compileCEL compiles the CEL values of the plan's template for opts and
 // checks each against what it goes into: a value that is exactly one
 // goes into the field (celFits), one spliced into text is text.

@@ -40,6 +40,8 @@ type section struct {
 	kinds     []*kindSchema // the schemas of the versions the target can match
 	ops       []*operation
 	merge     *mergeOp // a strategic or JSON merge patch instead of ops
+	// foreach, when set, applies ops once per element of a list.
+	foreach *foreach
 	// required are the entries written ${required}: checked, not applied
 	required []*operation
 	// checked is how many of each operation's schemas Compile and Check
@@ -117,7 +119,9 @@ func Compile(f *File) (*Patch, error) {
 		p.sections = append(p.sections, compileSection(s))
 	}
 	errs := p.problems()
-	if cerrs := p.compileConditions(f, len(f.Merges)); len(cerrs) > 0 {
+	cerrs := p.compileConditions(f, len(f.Merges))
+	cerrs = append(cerrs, p.compileForeach(f, len(f.Merges))...)
+	if len(cerrs) > 0 {
 		errs = append(errs, cerrs...)
 		sortErrors(errs)
 	}

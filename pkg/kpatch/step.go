@@ -33,6 +33,9 @@ type step interface {
 func newStep(seg *Segment, col int) step {
 	switch seg.Kind {
 	case Field:
+		if seg.Bracketed && strings.Contains(seg.Name, "${") {
+			return keyWithVariables(seg.Name, col)
+		}
 		return &fieldStep{name: seg.Name, bracketed: seg.Bracketed, col: col}
 	case Index:
 		return &indexStep{index: seg.Index, text: seg.Name, col: col}
