@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -74,6 +75,9 @@ func compileExpression(expr string, opts Options, limit uint64) (*Expression, er
 		out = t
 		return nil
 	})
+	if ce, ok := err.(*Error); ok {
+		ce.Msg = strings.Replace(ce.Msg, "the per-call limit", "the limit of an expression", 1)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -109,11 +109,11 @@ func (pl *plan) compileCEL(opts condition.Options) {
 			return
 		}
 		if whole == nil && !splicable(e.Result()) {
-			pl.fail(c.Col, errorf(ErrValue, "${cel:} spliced into text must give text, a number or a boolean, not %s (%s)", e.Result(), e.Type()))
+			pl.fail(c.Col, errorf(ErrValue, "${cel:}: spliced into text, the expression must give text, a number or a boolean, not %s", e.Type()))
 			return
 		}
 		if whole != nil && pl.act != actDelete && !pl.imagePart() && !celFits(e.Result(), pl.leaf) {
-			pl.fail(c.Col, errorf(ErrValue, "%s: the field wants %s, and the expression gives %s (%s)", pathText(pl.steps), pl.leaf.describe(), e.Result(), e.Type()))
+			pl.fail(c.Col, errorf(ErrValue, "${cel:}: %s wants %s; the expression gives %s", pathText(pl.steps), pl.leaf.describe(), e.Type()))
 			return
 		}
 	}
