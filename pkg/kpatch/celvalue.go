@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"sync"
 
 	"kpatch.dev/kpatch/pkg/condition"
 	"kpatch.dev/kpatch/pkg/scalar"
@@ -15,20 +15,16 @@ import (
 // Kubernetes CEL expression over the variables of conditions.
 const ScopeCEL = "cel"
 
-// CELValue is the expression of a ${cel: EXPR} value, compiled once for
-// each set of variables it may read.
+// CELValue is the expression of a ${cel: EXPR} value.
 type CELValue struct {
 	// Expr is the expression as written, without the space after cel:.
 	Expr string
 	// Col is the column of the expression's first byte on its line.
 	Col int
 
-	// compiled says that the expression was compiled, for the options of
-	// its section (one value has one section): expr, or the problem err.
-	mu       sync.Mutex
-	compiled bool
-	expr     *condition.Expression
-	err      *problem
+	// expr is the compiled expression, in a compiled patch's copy of the
+	// value (celTemplates): the syntax tree is left as it was parsed.
+	expr *condition.Expression
 }
 
 // errNoObject is a CEL value resolved where no object is known (a
@@ -51,29 +47,85 @@ func parseCELRef(rest string, col int) (*VarRef, *problem) {
 	return &VarRef{Scope: ScopeCEL, CEL: &CELValue{Expr: expr, Col: start}}, nil
 }
 
-// compile compiles the expression for opts, the options of its section,
-// once; a problem is placed at its column inside the expression.
+// compile compiles the expression for opts; a problem is placed at its
+// column inside the expression.
 func (c *CELValue) compile(opts condition.Options) (*condition.Expression, *problem) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.compiled {
-		return c.expr, c.err
-	}
-	c.compiled = true
 	e, err := condition.CompileExpression(c.Expr, opts)
-	if err != nil {
-		c.err = errorAt(c.Col, ErrSyntax, "${cel:}: %s", err)
-		var ce *condition.Error
-		if errors.As(err, &ce) {
-			c.err.msg = "${cel:}: " + ce.Msg
-			if ce.Line == 1 {
-				c.err.col = c.Col + byteOffset(c.Expr, ce.Column)
-			}
-		}
-		return nil, c.err
+	if err == nil {
+		return e, nil
 	}
-	c.expr = e
-	return e, nil
+	p := errorAt(c.Col, ErrSyntax, "${cel:}: %s", err)
+	var ce *condition.Error
+	if errors.As(err, &ce) {
+		p.msg = "${cel:}: " + ce.Msg
+		if ce.Line == 1 {
+			p.col = c.Col + byteOffset(c.Expr, ce.Column)
+		}
+	}
+	return nil, p
+}
+
+// celTemplates compiles the CEL values of one section's entries for the
+// variables of the section (celOptions), once per entry for the plans of
+// every version of its kinds.
+type celTemplates struct {
+	opts condition.Options
+	done map[*Value]celTemplate
+}
+
+// celTemplate is an entry's value with its CEL values compiled, or the
+// problem of the first that does not compile.
+type celTemplate struct {
+	value *Value
+	err   *problem
+}
+
+func newCELTemplates(s *Section) *celTemplates {
+	return &celTemplates{opts: celOptions(s)}
+}
+
+// of returns v, or when it holds CEL values a copy of it with them
+// compiled.
+func (ct *celTemplates) of(v *Value) (*Value, *problem) {
+	if !hasCEL(v) {
+		return v, nil
+	}
+	if t, ok := ct.done[v]; ok {
+		return t.value, t.err
+	}
+	out := *v
+	out.Parts = slices.Clone(v.Parts)
+	var t celTemplate
+	for i, part := range out.Parts {
+		if part.Var == nil || part.Var.CEL == nil {
+			continue
+		}
+		ref := *part.Var
+		c := *ref.CEL
+		if c.expr, t.err = c.compile(ct.opts); t.err != nil {
+			break
+		}
+		ref.CEL = &c
+		out.Parts[i].Var = &ref
+	}
+	if t.err == nil {
+		t.value = &out
+	}
+	if ct.done == nil {
+		ct.done = map[*Value]celTemplate{}
+	}
+	ct.done[v] = t
+	return t.value, t.err
+}
+
+// hasCEL reports whether a value holds a CEL value.
+func hasCEL(v *Value) bool {
+	for _, part := range v.Parts {
+		if part.Var != nil && part.Var.CEL != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // byteOffset is the offset in bytes of the col-th character (1-based)
@@ -89,25 +141,18 @@ func byteOffset(text string, col int) int {
 	return len(text)
 }
 
-// compileCEL compiles the CEL values of the plan's template for opts and
-// checks each against what it goes into: a value that is exactly one
-// goes into the field (celFits), one spliced into text is text.
-func (pl *plan) compileCEL(opts condition.Options) {
+// checkCEL checks the compiled CEL values of the plan's template against
+// what each goes into: a value that is exactly one goes into the field
+// (celFits), one spliced into text is text.
+func (pl *plan) checkCEL() {
 	t := pl.tmpl
-	if t == nil || t.Tree != nil {
-		return
-	}
 	whole := t.wholeVar()
 	for _, part := range t.Parts {
 		if part.Var == nil || part.Var.CEL == nil {
 			continue
 		}
 		c := part.Var.CEL
-		e, err := c.compile(opts)
-		if err != nil {
-			pl.fail(err.col, err)
-			return
-		}
+		e := c.expr
 		if whole == nil && !splicable(e.Result()) {
 			pl.fail(c.Col, errorf(ErrValue, "${cel:}: spliced into text, the expression must give text, a number or a boolean, not %s", e.Type()))
 			return

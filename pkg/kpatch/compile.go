@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"kpatch.dev/kpatch/pkg/condition"
 )
 
 // Patch is a compiled patch file. It is immutable and safe for concurrent
@@ -221,7 +219,7 @@ func compileSection(s *Section) *section {
 		}
 		cs.ops = append(cs.ops, op)
 	}
-	hdr := headerSteps(s.Path)
+	hdr, ct := headerSteps(s.Path), newCELTemplates(s)
 	last := Segment{Kind: Field}
 	if len(s.Path) > 0 {
 		last = s.Path[len(s.Path)-1]
@@ -229,14 +227,14 @@ func compileSection(s *Section) *section {
 	switch {
 	case last.isInsertion():
 		r, build := combine(s.Path, hdr, nil), entryRoutes(s.Entries)
-		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build) })
+		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build, ct) })
 	case last.Kind == Delete || last.Kind == DeleteItems:
 		r := combine(s.Path, hdr, nil)
-		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r) })
+		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r, ct) })
 	default:
 		for _, e := range s.Entries {
 			r := combine(s.Path, hdr, e.Key)
-			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r) })
+			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r, ct) })
 		}
 		cs.ops, cs.required = splitRequired(cs.ops, s.Entries)
 	}
@@ -359,7 +357,7 @@ func entryRoutes(entries []*Entry) []route {
 }
 
 // compileEntry resolves one entry (or, with e nil, a delete header).
-func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
+func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route, ct *celTemplates) *plan {
 	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if e != nil {
 		pl.line, pl.col, pl.ifAbsent = e.Line, e.Col, e.IfAbsent
@@ -369,7 +367,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 	}
 	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
-		pl.setValue(&e.Value, e.ValueCol, celOptions(s))
+		pl.setValue(&e.Value, e.ValueCol, ct)
 	}
 	return pl
 }
@@ -395,7 +393,7 @@ func isInsertion(st step) bool {
 
 // compileInsertSection resolves an insertion header and the entries that
 // build its item (their routes: build).
-func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *plan {
+func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route, ct *celTemplates) *plan {
 	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if pl.resolve(ks, s, r); pl.err != nil {
 		return pl
@@ -410,7 +408,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 			sub.fail(e.ValueCol, errRequiredHere)
 		}
 		if sub.err == nil && sub.act != actDelete {
-			sub.setValue(&e.Value, e.ValueCol, celOptions(s))
+			sub.setValue(&e.Value, e.ValueCol, ct)
 		}
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err
@@ -479,12 +477,18 @@ func (pl *plan) maybeImagePart() bool {
 }
 
 // setValue converts a constant value to the leaf's type, or keeps a
-// template for apply time, its CEL values compiled for opts.
-func (pl *plan) setValue(v *Value, col int, opts condition.Options) {
+// template for apply time, its CEL values compiled by ct.
+func (pl *plan) setValue(v *Value, col int, ct *celTemplates) {
 	pl.valueCol = col
 	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
-		pl.tmpl = v
-		pl.compileCEL(opts)
+		t, err := ct.of(v)
+		if err != nil {
+			pl.fail(err.col, err)
+			return
+		}
+		if pl.tmpl = t; t != v {
+			pl.checkCEL()
+		}
 		return
 	}
 	if v.Tree != nil {
