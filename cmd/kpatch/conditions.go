@@ -65,6 +65,9 @@ func conditionText(c apply.ConditionRun) string {
 	if c.Condition.Header != "" {
 		where += ", " + c.Condition.Header
 	}
+	if c.Item != "" {
+		where += ", item " + c.Item
+	}
 	switch {
 	case c.Err != nil:
 		return fmt.Sprintf("when (%s): %s: error: %v", where, c.Condition.String(), c.Err)

@@ -157,3 +157,19 @@ func TestFormatKeepsMetadata(t *testing.T) {
 		t.Errorf("formatted file: err %v, metadata %+v: want reconcile and audit", err, f.Metadata)
 	}
 }
+
+// TestFormatKeepsItem: ${item.PATH} values and a per-item condition are
+// kept as written (the condition as its text, the values normalised as
+// any value), and the formatted file means the same.
+func TestFormatKeepsItem(t *testing.T) {
+	const src = "[pod.*.containers[*]]\n  # kpatch:when:   has(item.securityContext)\nsecurityContext.privileged:   ${item.securityContext.privileged}\nargs[-]:  \"--image=${item.image}\"\n\n[pod.*.volumes.*[delete]]\n# kpatch:when: has(item.hostPath)\n"
+	const want = "[pod.*.containers[*]]\n# kpatch:when:   has(item.securityContext)\nsecurityContext.privileged: ${item.securityContext.privileged}\nargs[-]: \"--image=${item.image}\"\n\n[pod.*.volumes[*][delete]]\n# kpatch:when: has(item.hostPath)\n"
+	out, err := Format("i.kpatch", []byte(src))
+	if err != nil || string(out) != want {
+		t.Fatalf("err %v, got:\n%s\nwant:\n%s", err, out, want)
+	}
+	p, err := kpatch.ParseAndCompile("i.kpatch", out)
+	if err != nil || len(p.Conditions()) != 2 || !p.Conditions()[0].Item || !p.Conditions()[1].Item {
+		t.Errorf("formatted file: %v; want two per-item conditions", err)
+	}
+}

@@ -62,6 +62,10 @@ type ConditionRun struct {
 	// evaluated (it then does not hold).
 	Held bool
 	Err  error
+	// Item names the item a per-item condition (Condition.Item) was
+	// evaluated on: its list's path and its name or index; "" for the
+	// others.
+	Item string
 }
 
 // HasConditions reports whether a file has conditions: its run reads
@@ -167,6 +171,24 @@ func (o *Object) eval(cs *conditions, c *kpatch.Condition, vars *kpatch.Variable
 	return c.Eval(o.ctx, cs.vars, cs.budget(o.owner, o.adm.CostBudget))
 }
 
+// evalItem evaluates c, a per-item condition of a file bound to vars, on
+// item, as Eval evaluates the others (kpatch.ApplyOptions.EvalItem):
+// charged to the budget of the file's owner, told to an Observer with the
+// item's name (where).
+func (o *Object) evalItem(c *kpatch.Condition, vars *kpatch.Variables, item any, where string) (bool, error) {
+	cs := o.conditions()
+	cs.in.Item = item
+	held, err := o.eval(cs, c, vars)
+	cs.in.Item = nil
+	if o.observed {
+		if o.file == nil {
+			o.file = &Conditions{}
+		}
+		o.file.Runs = append(o.file.Runs, ConditionRun{Condition: c, Held: held && err == nil, Err: err, Item: where})
+	}
+	return held && err == nil, err
+}
+
 // evalAhead evaluates c bound to vars before its file applies, and keeps
 // the result for the file's Eval (File.EvalConditions).
 func (o *Object) evalAhead(c *kpatch.Condition, vars *kpatch.Variables) {
@@ -204,8 +226,8 @@ func conditioned(o *Object, p *kpatch.Patch, conds []*kpatch.Condition) (*kpatch
 		leave []bool
 	)
 	for _, c := range conds {
-		if c.Section >= 0 && !p.SectionTargets(c.Section, o.ref) {
-			continue
+		if c.Item || c.Section >= 0 && !p.SectionTargets(c.Section, o.ref) {
+			continue // a per-item condition is evaluated as the file applies
 		}
 		held, err := o.Eval(c, p.Variables())
 		if err != nil {

@@ -53,6 +53,7 @@ func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, sr
 	o.ref = &o.first
 	o.opts.Identity = o.ref
 	o.opts.Expressions = o
+	o.opts.EvalItem = o.evalItem
 	src.from = opts.Sources
 	// a Check, an Observer or the immutable fields of an UPDATE
 	// (immutable.go) read the object before and after each file: each

@@ -76,7 +76,7 @@ func (f PatchFile) Enabled() (bool, string, error) {
 // keeps their results for Apply.
 func (f PatchFile) EvalConditions(o *Object) {
 	for _, c := range f.Patch.Conditions() {
-		if c.Section < 0 || f.Patch.SectionTargets(c.Section, o.ref) {
+		if !c.Item && (c.Section < 0 || f.Patch.SectionTargets(c.Section, o.ref)) {
 			o.evalAhead(c, f.Patch.Variables())
 		}
 	}

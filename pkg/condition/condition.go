@@ -85,8 +85,8 @@ type compiled struct {
 	// map, filter...): the only place where CEL checks for an interrupt,
 	// so the only expressions a context's end can stop.
 	loops bool
-	// item says that it reads item (ReadsItem).
-	item bool
+	// item are its readings of item (ItemSelections).
+	item []Selection
 	// callLimit is the cost one evaluation may take.
 	callLimit uint64
 }

@@ -111,12 +111,25 @@ func TestItemConditionWithinItemCostLimit(t *testing.T) {
 // does not.
 func TestReadsItem(t *testing.T) {
 	for expr, want := range map[string]bool{
-		"has(item.hostPath)":        true,
+		"has(item.hostPath)":         true,
 		"object.metadata.name == ''": false,
 	} {
 		c, err := Compile(expr, Options{Item: true})
 		if err != nil || c.ReadsItem() != want {
 			t.Errorf("%s: ReadsItem %v (%v), want %v", expr, c != nil && c.ReadsItem(), err, want)
 		}
+	}
+}
+
+// TestItemSelections: the fields of item a condition selects, in has()
+// too, with the column of item in the expression.
+func TestItemSelections(t *testing.T) {
+	c, err := Compile("has(item.securityContext) && item.securityContext.privileged == true", Options{Item: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(c.ItemSelections())
+	if want := "[{[securityContext] 1 5} {[securityContext privileged] 1 30}]"; got != want {
+		t.Errorf("ItemSelections = %s, want %s", got, want)
 	}
 }

@@ -16,11 +16,13 @@ import (
 // comprehension (loops), as the API server's macros (all, exists, map,
 // filter, their two-variable forms, sortBy...) expand into; and whether
 // it reads item.
-func inspect(checked *ast.AST) (names []string, whole, loops, item bool) {
+func inspect(checked *ast.AST) (names []string, whole, loops bool, item []Selection) {
 	root := ast.NavigateAST(checked)
 	loops = len(ast.MatchDescendants(root, ast.KindMatcher(ast.ComprehensionKind))) > 0
 	for _, id := range ast.MatchDescendants(root, ast.KindMatcher(ast.IdentKind)) {
-		item = item || id.AsIdent() == ItemVar
+		if id.AsIdent() == ItemVar {
+			item = append(item, selection(checked, id))
+		}
 		if id.AsIdent() != plugincel.ParamsVarName {
 			continue
 		}
@@ -35,6 +37,30 @@ func inspect(checked *ast.AST) (names []string, whole, loops, item bool) {
 	}
 	slices.Sort(names)
 	return names, whole, loops, item
+}
+
+// Selection is a variable's fields an expression selects (item.a.b, and
+// has(item.a.b)): the field names, and where the variable is in the
+// expression (1-based, Line 1 being the expression's own line).
+type Selection struct {
+	Path         []string
+	Line, Column int
+}
+
+// selection is the fields the expression selects from id, a variable.
+func selection(checked *ast.AST, id ast.NavigableExpr) Selection {
+	var sel Selection
+	if loc := checked.SourceInfo().GetStartLocation(id.ID()); loc.Line() > 0 {
+		sel.Line, sel.Column = loc.Line(), loc.Column()+1
+	}
+	for e := id; ; {
+		parent, ok := e.Parent()
+		if !ok || parent.Kind() != ast.SelectKind {
+			return sel
+		}
+		sel.Path = append(sel.Path, parent.AsSelect().FieldName())
+		e = parent
+	}
 }
 
 // paramField is the field of params that the expression above id, an
@@ -72,4 +98,9 @@ func (c *compiled) Params() (names []string, whole bool) {
 
 // ReadsItem reports whether the condition reads item (Options.Item): it
 // is then evaluated per item.
-func (c *compiled) ReadsItem() bool { return c.item }
+func (c *compiled) ReadsItem() bool { return len(c.item) > 0 }
+
+// ItemSelections are the fields of item the condition selects, one per
+// reading of item (none: a reading of item itself), for checking them
+// against the items' type.
+func (c *compiled) ItemSelections() []Selection { return slices.Clone(c.item) }

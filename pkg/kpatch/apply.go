@@ -37,6 +37,14 @@ type ApplyOptions struct {
 	// request an offline CREATE of it, oldObject and namespaceObject
 	// null, and the call has one request's budget.
 	Expressions ExpressionEvaluator
+	// EvalItem, if set, evaluates a section's per-item condition (one
+	// that reads item: Condition.Item) on one item of the list its header
+	// walks, for the file bound to vars; where names the item (its list's
+	// path and its name or index), for reports. An error leaves the
+	// file out of the object, as an entry that fails does; it is wrapped
+	// as the problem's cause. Nil: every item holds (the conditions are
+	// not evaluated, as Apply does not evaluate the others).
+	EvalItem func(c *Condition, vars *Variables, item any, where string) (bool, error)
 }
 
 // custom is the schema of the custom resource ref: its CRD's, when
@@ -74,7 +82,7 @@ func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]
 func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
 	ref := opts.identity(obj)
 	a := appliers.Get().(*applier)
-	a.root, a.makeMap, a.custom = obj, opts.NewMap, opts.custom(&ref)
+	a.root, a.makeMap, a.custom, a.evalItem = obj, opts.NewMap, opts.custom(&ref), opts.EvalItem
 	a.ctx, a.input, a.exprs = ctx, obj, opts.Expressions
 	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
@@ -141,6 +149,11 @@ type applier struct {
 	ctx   context.Context
 	input map[string]any
 	exprs ExpressionEvaluator
+	// evalItem is ApplyOptions.EvalItem; itemHeld what the per-item
+	// condition of the section being applied gave, by the item's
+	// position (cursor.pos).
+	evalItem func(c *Condition, vars *Variables, item any, where string) (bool, error)
+	itemHeld map[string]bool
 	// filtering is set while a section whose target names no single
 	// object applies: there a selector that matches no item, or an
 	// insertion anchored on such an item, does nothing (see
@@ -175,6 +188,7 @@ func (a *applier) reset() {
 	a.images = a.images[:0]
 	a.root, a.makeMap, a.custom, a.item, a.building = nil, nil, nil, nil, false
 	a.ctx, a.input, a.exprs = nil, nil, nil
+	a.evalItem, a.itemHeld = nil, nil
 	a.meter = meter{}
 	a.file = 0
 	a.filtering = false
@@ -225,6 +239,7 @@ func (a *applier) notApplied(s *section) *problem {
 
 // applySection applies one section of p and appends its errors.
 func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+	clear(a.itemHeld)
 	a.filtering = !s.target.Single()
 	defer func() { a.filtering = false }()
 	if s.merge != nil {
@@ -239,18 +254,18 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 	if s.foreach != nil {
 		return a.applyForeach(s, ref, p, errs)
 	}
-	return a.applyOps(s, ref, p, errs)
+	return a.applyOps(s, ref, p, p.vars, errs)
 }
 
 // applyOps applies the operations of section s of p and appends their
 // errors.
-func (a *applier) applyOps(s *section, ref *ObjectRef, p *Patch, errs ErrorList) ErrorList {
+func (a *applier) applyOps(s *section, ref *ObjectRef, p *Patch, vars *Variables, errs ErrorList) ErrorList {
 	for _, op := range s.ops {
 		pl := s.planFor(op, ref)
 		if pl == nil {
 			continue
 		}
-		if e := a.run(pl, p.vars); e != nil {
+		if e := a.run(pl, vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
 			if a.meter.spent != nil || a.expanded.over() {
 				break // the file stops at its first entry past a limit
@@ -265,12 +280,16 @@ func (a *applier) run(pl *plan, vars *Variables) *problem {
 	if pl.err != nil {
 		return pl.err
 	}
-	val, err := pl.resolveValue(a.leafOf(pl, a.custom), vars, &a.expanded)
-	if err != nil {
-		return err.orAt(pl.line, pl.valueCol)
+	var val any
+	if !pl.itemValue() { // else resolved per item (cursor.enter)
+		v, err := pl.resolveValue(a.leafOf(pl, a.custom), vars, &a.expanded)
+		if err != nil {
+			return err.orAt(pl.line, pl.valueCol)
+		}
+		a.setValueBytes(pl, plainValue(v))
+		val = v
 	}
-	a.setValueBytes(pl, plainValue(val))
-	if err := a.walk(slot{}, pl, 0, val, vars); err != nil {
+	if err := a.walk(slot{}, startCursor(pl, val, vars)); err != nil {
 		return err.orAt(pl.line, pl.col)
 	}
 	return nil
@@ -351,7 +370,7 @@ func (pl *plan) valueAs(leaf *typeNode, vars *Variables, ex *expansion) (any, *p
 // does.
 func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	if ref := t.wholeVar(); ref != nil && ref.CEL != nil {
-		return celWhole(ref, ex)
+		return celWhole(ref, vars, ex)
 	}
 	if ref := t.wholeVar(); ref != nil {
 		return lookupWhole(vars, ref, ex)
@@ -361,7 +380,7 @@ func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	for i, part := range t.Parts {
 		printed[i], written[i] = part.Text, part.Text
 		if part.Var != nil && part.Var.CEL != nil {
-			text, err := celText(part.Var, ex)
+			text, err := celText(part.Var, vars, ex)
 			if err != nil {
 				return nil, err
 			}
@@ -513,23 +532,24 @@ func (a *applier) newMap() map[string]any {
 	return m
 }
 
-// walk performs steps[i:] of pl on the value in s.
-func (a *applier) walk(s slot, pl *plan, i int, val any, vars *Variables) *problem {
+// walk performs the steps of c's plan from c's on the value in s.
+func (a *applier) walk(s slot, c cursor) *problem {
 	if a.meter.count(1, 0); a.meter.spent != nil {
 		return a.meter.spent
 	}
 	cur, present := a.get(s)
-	if i == len(pl.steps) {
+	pl := c.pl
+	if c.i == len(pl.steps) {
 		if pl.skipPresent(cur, present) {
 			return nil
 		}
-		if !present || !equalValue(cur, val) {
+		if !present || !equalValue(cur, c.val) {
 			a.meter.count(0, a.valueBytes)
-			a.set(s, val)
+			a.set(s, c.val)
 		}
 		return nil
 	}
-	return pl.steps[i].apply(a, s, cur, cursor{pl: pl, i: i, val: val, vars: vars})
+	return pl.steps[c.i].apply(a, s, cur, c)
 }
 
 func describeValue(v any) string {

@@ -70,6 +70,9 @@ func (c *CELValue) compile(opts condition.Options) (*condition.Expression, *prob
 // every version of its kinds.
 type celTemplates struct {
 	opts condition.Options
+	// foreach says that the section's item is its foreach element, not
+	// the item its path walks.
+	foreach bool
 	done map[*Value]celTemplate
 }
 
@@ -81,17 +84,24 @@ type celTemplate struct {
 }
 
 func newCELTemplates(s *Section) *celTemplates {
-	return &celTemplates{opts: celOptions(s)}
+	return &celTemplates{opts: celOptions(s), foreach: s.Foreach != nil}
 }
 
 // of returns v, or when it holds CEL values a copy of it with them
-// compiled.
-func (ct *celTemplates) of(v *Value) (*Value, *problem) {
+// compiled; pl is the first plan of the entry, whose walk sizes item
+// outside a foreach section.
+func (ct *celTemplates) of(v *Value, pl *plan) (*Value, *problem) {
 	if !hasCEL(v) {
 		return v, nil
 	}
 	if t, ok := ct.done[v]; ok {
 		return t.value, t.err
+	}
+	if !ct.foreach {
+		ct.opts.Item, ct.opts.ItemPaths = true, nil
+		if w := innermostWalk(pl.steps, len(pl.steps)); w >= 0 && pl.typed {
+			ct.opts.ItemPaths = stepsPaths(pl.steps[:w+1])
+		}
 	}
 	out := *v
 	out.Parts = slices.Clone(v.Parts)
@@ -252,9 +262,10 @@ func (o *offlineExpressions) EvalExpression(e *condition.Expression, params map[
 	return e.Eval(o.ctx, o.vars, o.budget)
 }
 
-// evalCEL evaluates the CEL value ref with ex's evaluator: a problem
-// without an evaluator (deferred) or when it fails on the object.
-func (ex *expansion) evalCEL(ref *VarRef) (any, *problem) {
+// evalCEL evaluates the CEL value ref with ex's evaluator, item bound to
+// the item of vars: a problem without an evaluator or an item (deferred)
+// or when it fails on the object.
+func (ex *expansion) evalCEL(ref *VarRef, vars *Variables) (any, *problem) {
 	e := ref.CEL.expr
 	if e == nil {
 		return nil, errorf(ErrSyntax, "%s stands as an entry's value or inside its text, not in a structured value", ref)
@@ -262,7 +273,13 @@ func (ex *expansion) evalCEL(ref *VarRef) (any, *problem) {
 	if ex.cel == nil {
 		return nil, errorf(errNoObject, "%s has no value here: it is evaluated on each object", ref)
 	}
-	v, err := ex.cel.EvalExpression(e, ex.params, ex.item)
+	var item *any
+	if vars != nil && vars.HasItem {
+		item = &vars.Item
+	} else if e.ReadsItem() {
+		return nil, errorf(errNoItem, "%s has no value here: the item is known as the file applies", ref)
+	}
+	v, err := ex.cel.EvalExpression(e, ex.params, item)
 	if err != nil {
 		return nil, errorf(errCELFailed, "%s: %s", ref, err)
 	}
@@ -271,8 +288,8 @@ func (ex *expansion) evalCEL(ref *VarRef) (any, *problem) {
 
 // celWhole is the value of a CEL value that is a whole value, typed as
 // the expression gives it; its size counts against ex.
-func celWhole(ref *VarRef, ex *expansion) (any, *problem) {
-	v, err := ex.evalCEL(ref)
+func celWhole(ref *VarRef, vars *Variables, ex *expansion) (any, *problem) {
+	v, err := ex.evalCEL(ref, vars)
 	if err != nil {
 		return nil, err
 	}
@@ -280,8 +297,8 @@ func celWhole(ref *VarRef, ex *expansion) (any, *problem) {
 }
 
 // celText is the text of a CEL value spliced into text.
-func celText(ref *VarRef, ex *expansion) (string, *problem) {
-	v, err := ex.evalCEL(ref)
+func celText(ref *VarRef, vars *Variables, ex *expansion) (string, *problem) {
+	v, err := ex.evalCEL(ref, vars)
 	if err != nil {
 		return "", err
 	}
@@ -300,3 +317,6 @@ func (a *applier) EvalExpression(e *condition.Expression, params map[string]any,
 	}
 	return a.exprs.EvalExpression(e, params, item)
 }
+
+// readsItem reports whether the compiled expression reads item.
+func (c *CELValue) readsItem() bool { return c.expr != nil && c.expr.ReadsItem() }

@@ -96,6 +96,9 @@ type plan struct {
 	// valueBytes is the size of the constant value as JSON text.
 	valueBytes int
 	line, col  int
+	// items is what the plan does with the items it walks (item.go); nil
+	// when it reads no item.
+	items *itemUse
 }
 
 var stringNode = &typeNode{kind: tString, name: "string"}
@@ -368,6 +371,9 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route, ct *celTemplat
 	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
 		pl.setValue(&e.Value, e.ValueCol, ct)
+		if pl.itemValue() && ks != nil {
+			pl.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, pl.items.valueStep), e.ValueCol)
+		}
 	}
 	return pl
 }
@@ -409,6 +415,9 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route, c
 		}
 		if sub.err == nil && sub.act != actDelete {
 			sub.setValue(&e.Value, e.ValueCol, ct)
+			if sub.itemOfInsertion(pl.steps) && ks != nil {
+				sub.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, innermostWalk(pl.steps, len(pl.steps))), e.ValueCol)
+			}
 		}
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err
@@ -481,13 +490,16 @@ func (pl *plan) maybeImagePart() bool {
 func (pl *plan) setValue(v *Value, col int, ct *celTemplates) {
 	pl.valueCol = col
 	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
-		t, err := ct.of(v)
+		t, err := ct.of(v, pl)
 		if err != nil {
 			pl.fail(err.col, err)
 			return
 		}
 		if pl.tmpl = t; t != v {
 			pl.checkCEL()
+		}
+		if !ct.foreach {
+			pl.setItemStep(t, pl.steps)
 		}
 		return
 	}

@@ -18,13 +18,12 @@ const (
 // file take on one object, against MaxExpandedPerObject.
 //
 // It carries what the CEL values of the file read: the evaluator of the
-// object's (nil where no object is known: the values are deferred), the
-// file's values as params, and the item a foreach is at (nil: none).
+// object's (nil where no object is known: the values are deferred) and
+// the file's values as params.
 type expansion struct {
 	used   int
 	cel    ExpressionEvaluator
 	params map[string]any
-	item   *any
 }
 
 // over reports whether the values have gone past MaxExpandedPerObject.

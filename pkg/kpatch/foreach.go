@@ -129,10 +129,8 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 	if !ok && val != nil {
 		return append(errs, errorf(errCELFailed, "foreach: the expression gives %s, not a list", describeValue(val)).at(fe.listPos.Line, fe.listPos.Column).applyError(p.name, ref))
 	}
-	defer func() { a.expanded.item = nil }()
 	for j := range list {
 		item := list[j]
-		a.expanded.item = &item
 		if fe.when != nil {
 			held, err := a.EvalExpression(fe.when, a.expanded.params, &item)
 			if err == nil {
@@ -148,7 +146,7 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 			}
 		}
 		before := len(errs)
-		if errs = a.applyOps(s, ref, p, errs); len(errs) > before {
+		if errs = a.applyOps(s, ref, p, p.vars.WithItem(item), errs); len(errs) > before {
 			return errs
 		}
 	}

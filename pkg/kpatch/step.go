@@ -66,14 +66,29 @@ type cursor struct {
 	i    int
 	val  any
 	vars *Variables
+	// bindItem says that the plan reads ${item}: entering an item binds
+	// it to vars (cursor.enter).
+	bindItem bool
+	// pos is where the walk is among the items of a plan with a per-item
+	// condition: the positions of the items entered, varint-encoded.
+	pos string
+}
+
+// startCursor is the cursor at the first step of pl, whose value is val
+// (nil until an item resolves it: item.go).
+func startCursor(pl *plan, val any, vars *Variables) cursor {
+	return cursor{pl: pl, val: val, vars: vars, bindItem: pl.readsItem()}
 }
 
 // next performs the steps after the cursor's on the value in s.
-func (c cursor) next(a *applier, s slot) *problem { return a.walk(s, c.pl, c.i+1, c.val, c.vars) }
+func (c cursor) next(a *applier, s slot) *problem {
+	c.i++
+	return a.walk(s, c)
+}
 
 // again performs the cursor's step on the value in s: an item of the
 // list the step met.
-func (c cursor) again(a *applier, s slot) *problem { return a.walk(s, c.pl, c.i, c.val, c.vars) }
+func (c cursor) again(a *applier, s slot) *problem { return a.walk(s, c) }
 
 // last reports whether the cursor's step ends the path.
 func (c cursor) last() bool { return c.i == len(c.pl.steps)-1 }

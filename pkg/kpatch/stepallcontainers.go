@@ -182,7 +182,7 @@ func (x *allContainersStep) anyMatch(spec map[string]any, m *match) bool {
 // that holds an item m matches, when m is set).
 func (x *allContainersStep) each(a *applier, s slot, spec map[string]any, c cursor, m *match) *problem {
 	var w map[string]any
-	for _, name := range x.lists() {
+	for k, name := range x.lists() {
 		list, isList := spec[name].([]any)
 		if _, present := spec[name]; !present || isList && m != nil && !slices.ContainsFunc(list, m.matches) {
 			continue
@@ -190,7 +190,7 @@ func (x *allContainersStep) each(a *applier, s slot, spec map[string]any, c curs
 		if w == nil {
 			w = a.writableMap(s, spec)
 		}
-		if err := c.next(a, slot{m: w, key: name}); err != nil {
+		if err := c.enterList(k).next(a, slot{m: w, key: name}); err != nil {
 			return err
 		}
 	}
@@ -213,7 +213,8 @@ func (x *allContainersStep) insert(a *applier, s slot, spec map[string]any, c cu
 		target = "initContainers"
 	}
 	w := a.writableMap(s, spec)
-	return a.walk(slot{m: w, key: target}, c.pl, c.i+1, item, c.vars)
+	c.val = item
+	return c.next(a, slot{m: w, key: target})
 }
 
 // builtItem is an insertion's item that allContainers built already.

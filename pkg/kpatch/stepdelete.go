@@ -45,6 +45,9 @@ func (x *deleteItemsStep) selects(j int, item any) bool {
 func (x *deleteItemsStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 	switch v := cur.(type) {
 	case []any:
+		if c.pl.itemWhen() != nil && c.i == c.pl.items.whenStep {
+			return x.removeWhere(a, s, v, c)
+		}
 		return a.removeItems(s, v, func(j int) bool { return x.selects(j, v[j]) })
 	case nil:
 		return nil
@@ -74,4 +77,21 @@ func (a *applier) removeItems(s slot, list []any, remove func(j int) bool) *prob
 	a.own(listPointer(out))
 	a.set(s, out)
 	return nil
+}
+
+// removeWhere removes the items of list the step selects and for which
+// the section's per-item condition holds.
+func (x *deleteItemsStep) removeWhere(a *applier, s slot, list []any, c cursor) *problem {
+	remove := make([]bool, len(list))
+	for j, item := range list {
+		if !x.selects(j, item) {
+			continue
+		}
+		_, held, err := c.enter(a, j, item)
+		if err != nil {
+			return err
+		}
+		remove[j] = held
+	}
+	return a.removeItems(s, list, func(j int) bool { return remove[j] })
 }

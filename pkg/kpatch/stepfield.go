@@ -146,9 +146,23 @@ func (a *applier) applyEveryItem(s slot, list []any, c cursor, name string) *pro
 			return c.fail(errorf(ErrType, "%s holds %s; it has no field %q", c.at(), describeValue(list[j]), name))
 		}
 	}
-	l := a.writableList(s, list)
-	for j := range l {
-		if err := c.again(a, slot{l: l, idx: j}); err != nil {
+	walks := walksItems(c.pl.steps, c.i)
+	var l []any
+	for j := range list {
+		in := c
+		if walks { // the items of allContainers
+			var held bool
+			var err *problem
+			if in, held, err = c.enter(a, j, list[j]); err != nil {
+				return err
+			} else if !held {
+				continue
+			}
+		}
+		if l == nil {
+			l = a.writableList(s, list)
+		}
+		if err := in.again(a, slot{l: l, idx: j}); err != nil {
 			return err
 		}
 	}

@@ -140,7 +140,7 @@ func (a *applier) applyBuild(s slot, pl *plan, vars *Variables) *problem {
 			return err.orAt(sub.line, sub.valueCol)
 		}
 		a.setValueBytes(sub, plainValue(val))
-		if e := a.walk(s, sub, 0, val, vars); e != nil {
+		if e := a.walk(s, startCursor(sub, val, vars)); e != nil {
 			return e
 		}
 	}

@@ -127,14 +127,22 @@ func (a *applier) applyItems(s slot, list []any, c cursor, m *match) (found bool
 		if m != nil && !m.matches(list[j]) {
 			continue
 		}
+		found = true
+		in, held, err := c.enter(a, j, list[j])
+		if err != nil {
+			return true, err
+		}
+		if !held {
+			continue
+		}
 		if l == nil {
 			l = a.writableList(s, list)
 		}
-		if err := c.next(a, slot{l: l, idx: j}); err != nil {
+		if err := in.next(a, slot{l: l, idx: j}); err != nil {
 			return true, err
 		}
 	}
-	return l != nil, nil
+	return found, nil
 }
 
 // resolveListStep checks a step that needs a list, and the key of its

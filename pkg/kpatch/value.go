@@ -39,7 +39,7 @@ type ValuePart struct {
 
 // VarRef is a ${scope.name} reference; Path holds the dotted name.
 type VarRef struct {
-	Scope string // "values", "features", or a built-in's: "object", "namespace"; "cel"
+	Scope string // "values", "features", a built-in's ("object", "namespace"), "item", or "cel"
 	Path  []string
 	// CEL is the expression of a CEL value, ${cel: EXPR} (Scope
 	// ScopeCEL); nil for any other.
@@ -50,6 +50,9 @@ type VarRef struct {
 func (r *VarRef) String() string {
 	if r.CEL != nil {
 		return "${" + scalar.CelPrefix + " " + r.CEL.Expr + "}"
+	}
+	if len(r.Path) == 0 {
+		return "${" + r.Scope + "}"
 	}
 	return "${" + r.Scope + "." + strings.Join(r.Path, ".") + "}"
 }

@@ -14,6 +14,16 @@ func lookup(v *Variables, ref *VarRef) (any, *problem) {
 	if ref.IsBuiltin() {
 		return lookupBuiltin(v, ref)
 	}
+	if ref.IsItem() {
+		val, err := lookupItem(v, ref)
+		if err != nil {
+			return nil, err
+		}
+		if isNode(val) {
+			return nil, errorf(ErrVariable, "%s is a map or list, which is substituted only as a whole value (unquoted, alone), never into text", ref)
+		}
+		return val, nil
+	}
 	var m map[string]any
 	if v != nil {
 		m = v.Values

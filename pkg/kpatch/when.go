@@ -36,6 +36,10 @@ type Condition struct {
 	Section int
 	// Header is the section's header as written ("" for the file).
 	Header string
+	// Item says that the condition reads item: its header walks list
+	// items, and Apply evaluates it on each (ApplyOptions.EvalItem)
+	// instead of the caller before the file applies.
+	Item bool
 }
 
 // whenText reads the text after `# kpatch:when: `: the rest of the line
@@ -179,12 +183,16 @@ func (p *Patch) compileConditions(f *File, first int) ErrorList {
 		if s.When == nil || s.Foreach != nil {
 			continue // a foreach section's when is its elements' (compileForeach)
 		}
-		c, err := s.When.compile(condition.Options{Workload: s.Target.isWorkloadSet()})
+		c, item, err := sectionCondition(s, p.sections[first+i])
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		p.conds = append(p.conds, &Condition{Condition: c, Pos: s.When.Pos, Section: first + i, Header: s.header()})
+		cond := &Condition{Condition: c, Pos: s.When.Pos, Section: first + i, Header: s.header(), Item: item}
+		if item {
+			p.sections[first+i].attachItemCondition(cond)
+		}
+		p.conds = append(p.conds, cond)
 	}
 	return errs
 }

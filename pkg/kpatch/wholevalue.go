@@ -8,6 +8,14 @@ import "kpatch.dev/kpatch/pkg/variables"
 // substituted whole, as a copy that the object may own. Its size counts
 // against ex.
 func lookupWhole(v *Variables, ref *VarRef, ex *expansion) (any, *problem) {
+	if ref.IsItem() {
+		val, err := lookupItem(v, ref)
+		if err != nil {
+			return nil, err
+		}
+		node, size := copySourced(val, nil) // the object's: a copy of its own
+		return node, ex.take(size)
+	}
 	if !ref.IsBuiltin() {
 		if val, ok := lookupNode(v, ref); ok {
 			node, size := copySourced(val, v.TextsAt(ref.Scope, ref.Path))

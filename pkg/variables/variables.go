@@ -24,6 +24,11 @@ const (
 	ScopeFeatures = "features"
 )
 
+// ScopeItem is the scope of ${item} and ${item.PATH}: the list item an
+// entry applies in (the innermost item its path selects with *, k=v or
+// allContainers), read while the file applies (Variables.WithItem).
+const ScopeItem = "item"
+
 // Variables hold what ${values.NAME} and ${features.NAME} read. Nested
 // maps are reached by dotted names. Features are booleans.
 type Variables struct {
@@ -42,6 +47,20 @@ type Variables struct {
 	// Builtins, if set, gives the built-in variables of the object being
 	// patched (${object.name}, ${namespace.labels.KEY}); see BuiltinReader.
 	Builtins BuiltinReader
+	// Item is the list item that ${item.PATH} reads, when HasItem: set
+	// per item while a file applies (WithItem), never by a values file.
+	Item    any
+	HasItem bool
+}
+
+// WithItem returns a copy of v (nil: no values) whose ${item} is item.
+func (v *Variables) WithItem(item any) *Variables {
+	var out Variables
+	if v != nil {
+		out = *v
+	}
+	out.Item, out.HasItem = item, true
+	return &out
 }
 
 // BuiltinReader gives the values of the built-in variables for one object.
@@ -59,8 +78,23 @@ var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 // inside ${}: "values.a.b" or "features.x". It returns the scope and the
 // dotted path; the error says what is wrong in the words patch files
 // report.
+//
+// ${item} and ${item.PATH} (ScopeItem) are read too: the item alone has
+// an empty path.
 func ParseName(body string) (scope string, path []string, err error) {
+	if body == ScopeItem {
+		return ScopeItem, nil, nil
+	}
 	scope, name, ok := strings.Cut(body, ".")
+	if ok && scope == ScopeItem {
+		path = strings.Split(name, ".")
+		for _, p := range path {
+			if !nameRE.MatchString(p) {
+				return "", nil, fmt.Errorf("invalid field %q in ${%s}: a field of item is a name of letters, digits, '_' and '-' (read other keys with a condition)", p, body)
+			}
+		}
+		return scope, path, nil
+	}
 	if !ok || scope != ScopeValues && scope != ScopeFeatures {
 		return "", nil, fmt.Errorf("unknown variable ${%s}; expected ${values.NAME} or ${features.NAME}", body)
 	}
@@ -91,7 +125,7 @@ func (v *Variables) assign(assignment string, asString bool) error {
 	if !ok {
 		return fmt.Errorf("%q: expected values.NAME=VALUE or features.NAME=VALUE", assignment)
 	}
-	if scope, _, _ := strings.Cut(name, "."); scope == "object" || scope == "namespace" {
+	if scope, _, _ := strings.Cut(name, "."); scope == "object" || scope == "namespace" || scope == ScopeItem {
 		return fmt.Errorf("%q: ${%s} is a built-in, which is read-only", assignment, name)
 	}
 	scope, path, err := ParseName(name)
