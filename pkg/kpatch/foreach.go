@@ -152,3 +152,43 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 	}
 	return errs
 }
+
+// Expressions are the compiled CEL expressions of the patch beside its
+// conditions: its CEL values, and its foreach lists and their
+// per-element conditions, each once, in file order. What they read of
+// params binds the file to the values as its conditions' does.
+func (p *Patch) Expressions() []*condition.Expression {
+	var out []*condition.Expression
+	seen := map[*condition.Expression]bool{}
+	add := func(e *condition.Expression) {
+		if e != nil && !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	addPlan := func(pl *plan) {
+		for _, q := range append([]*plan{pl}, pl.build...) {
+			if q == nil || q.tmpl == nil {
+				continue
+			}
+			for _, part := range q.tmpl.Parts {
+				if part.Var != nil && part.Var.CEL != nil {
+					add(part.Var.CEL.expr)
+				}
+			}
+		}
+	}
+	for _, s := range p.sections {
+		if s.foreach != nil {
+			add(s.foreach.list)
+			add(s.foreach.when)
+		}
+		for _, op := range s.ops {
+			addPlan(op.generic)
+			for _, pl := range op.schemas {
+				addPlan(pl)
+			}
+		}
+	}
+	return out
+}
