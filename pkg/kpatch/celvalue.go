@@ -73,7 +73,7 @@ type celTemplates struct {
 	// foreach says that the section's item is its foreach element, not
 	// the item its path walks.
 	foreach bool
-	done map[*Value]celTemplate
+	done    map[*Value]celTemplate
 }
 
 // celTemplate is an entry's value with its CEL values compiled, or the
