@@ -130,6 +130,9 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		return append(errs, errorf(errCELFailed, "foreach: the expression gives %s, not a list", describeValue(val)).at(fe.listPos.Line, fe.listPos.Column).applyError(p.name, ref))
 	}
 	for j := range list {
+		if a.meter.count(1, 0); a.meter.spent != nil {
+			return append(errs, a.meter.spent.at(fe.listPos.Line, fe.listPos.Column).applyError(p.name, ref))
+		}
 		item := list[j]
 		if fe.when != nil {
 			held, err := a.EvalExpression(fe.when, a.expanded.params, &item)

@@ -78,9 +78,16 @@ func Parse(text string) (Scalar, *Error) {
 }
 
 // StripComment cuts a plain value at whitespace followed by '#', and trims
-// trailing whitespace.
+// trailing whitespace. A CEL value, ${cel: EXPR}, holds no comment: its
+// EXPR may hold " #" in quoted text.
 func StripComment(text string) string {
 	for i := 1; i < len(text); i++ {
+		if strings.HasPrefix(text[i-1:], "${"+CelPrefix) && (i < 2 || text[i-2] != '$') {
+			if end := closingBrace(text[i-1:]); end > 0 {
+				i += end - 1
+				continue
+			}
+		}
 		if text[i] == '#' && (text[i-1] == ' ' || text[i-1] == '\t') {
 			text = text[:i]
 			break

@@ -132,3 +132,18 @@ func TestSplitTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestStripCommentKeepsCEL: a " #" inside a CEL value is its text, not a
+// comment; after it, one is.
+func TestStripCommentKeepsCEL(t *testing.T) {
+	for text, want := range map[string]string{
+		`${cel: "x #y".size()} # note`: `${cel: "x #y".size()}`,
+		`a-${cel: {'#': 1}['#']}-b #c`: `a-${cel: {'#': 1}['#']}-b`,
+		`$${cel: x #y}`:                `$${cel: x`,
+		`v #c`:                         `v`,
+	} {
+		if got := StripComment(text); got != want {
+			t.Errorf("StripComment(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
