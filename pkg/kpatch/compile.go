@@ -18,7 +18,9 @@ type Patch struct {
 	lazy     *lazyFacts // shared by the patch's bindings
 	size     int        // see Size
 	conds    []*Condition
-	leave    []bool // the sections left out (Without)
+	// expressions says that it has CEL expressions (Expressions)
+	expressions bool
+	leave       []bool // the sections left out (Without)
 	// specificity is the file's (Specificity), found when it compiles
 	specificity Specificity
 	// headers are the targets of its merge entries and headers
@@ -130,6 +132,7 @@ func Compile(f *File) (*Patch, error) {
 		return nil, errs
 	}
 	p.size = compiledSize(p)
+	p.expressions = len(p.Expressions()) > 0
 	p.specificity = p.leastSpecific()
 	p.headers = make([]*Target, 0, len(f.Merges)+len(f.Sections)) // never nil: a patch file has kpatch targets
 	for _, m := range f.Merges {

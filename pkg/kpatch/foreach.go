@@ -195,3 +195,7 @@ func (p *Patch) Expressions() []*condition.Expression {
 	}
 	return out
 }
+
+// HasExpressions reports whether the patch has CEL expressions beside its
+// conditions (Expressions): its run reads what conditions read.
+func (p *Patch) HasExpressions() bool { return p.expressions }
