@@ -108,36 +108,27 @@ func (v *Value) readsItem() bool {
 
 // treeReadsItem reports whether a map or list value's strings read
 // ${item}.
-func treeReadsItem(tree any) bool {
-	found := false
-	walkTreeRefs(tree, func(r *VarRef) {
-		found = found || r.IsItem()
-	})
-	return found
-}
+func treeReadsItem(tree any) bool { return anyTreeRef(tree, (*VarRef).IsItem) }
 
-// walkTreeRefs calls f on each variable of the strings of tree.
-func walkTreeRefs(tree any, f func(*VarRef)) {
-	switch x := tree.(type) {
-	case map[string]any:
-		for _, e := range x {
-			walkTreeRefs(e, f)
+// anyTreeRef reports whether a variable of the strings of tree
+// satisfies f, calling it on each until one does.
+func anyTreeRef(tree any, f func(*VarRef) bool) bool {
+	return anyLeaf(tree, func(leaf any) bool {
+		s, ok := leaf.(string)
+		if !ok || !strings.Contains(s, "${") {
+			return false
 		}
-	case []any:
-		for _, e := range x {
-			walkTreeRefs(e, f)
-		}
-	case string:
-		parts, err := parseTemplate(x, 1)
+		parts, err := parseTemplate(s, 1)
 		if err != nil {
-			return
+			return false
 		}
 		for _, p := range parts {
-			if p.Var != nil {
-				f(p.Var)
+			if p.Var != nil && f(p.Var) {
+				return true
 			}
 		}
-	}
+		return false
+	})
 }
 
 // walksItems reports whether the step i of steps enters the existing

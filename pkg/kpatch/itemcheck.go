@@ -68,7 +68,7 @@ func (pl *plan) checkItemValue(v *Value, n *typeNode, col int) {
 		}
 	}
 	if v.Tree != nil {
-		walkTreeRefs(v.Tree, check)
+		anyTreeRef(v.Tree, func(r *VarRef) bool { check(r); return false })
 	}
 }
 

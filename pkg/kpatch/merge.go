@@ -49,6 +49,11 @@ func compileMerge(m *MergeEntry) *section {
 		for _, mp := range append(op.schemas, op.generic) {
 			mp.err = err
 		}
+	} else if op.templated && treeReadsItem(m.Patch) {
+		err := op.place(errorf(ErrVariable, "a merge patch reads no item: ${item} is the list item an entry applies in, under a path that selects items with *, k=v or allContainers (write a field entry)"))
+		for _, mp := range append(op.schemas, op.generic) {
+			mp.err = err
+		}
 	}
 	pos := m.targetPos
 	if pos.Line == 0 { // an entry built without the parser

@@ -97,6 +97,8 @@ func setEnabled(m *Metadata, v Value, pos Position) *ParseError {
 		return metaError(pos, ErrSyntax, "enabled: given twice; first at line %d", m.Enabled.Pos.Line)
 	case v.Parts == nil && v.Scalar == nil:
 		return metaError(pos, ErrSyntax, "enabled: expected a value, such as ${features.NAME}")
+	case v.readsItem():
+		return metaError(pos, ErrVariable, "enabled: reads ${item}, the list item an entry applies in; a file's metadata has none")
 	}
 	m.Enabled = &MetaValue{Value: v, Pos: pos}
 	return nil

@@ -98,3 +98,26 @@ func TestLoadAndMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestItemScope: ${item} and ${item.PATH} parse, with the item alone an
+// empty path; item is read-only (no --set), and WithItem binds it to a
+// copy.
+func TestItemScope(t *testing.T) {
+	if scope, path, err := ParseName("item"); err != nil || scope != ScopeItem || path != nil {
+		t.Errorf("item: %q %q %v", scope, path, err)
+	}
+	if scope, path, err := ParseName("item.resources.requests"); err != nil || scope != ScopeItem || len(path) != 2 {
+		t.Errorf("item.resources.requests: %q %q %v", scope, path, err)
+	}
+	if _, _, err := ParseName("item.a/b"); err == nil {
+		t.Error("item.a/b parsed")
+	}
+	var v Variables
+	if err := v.Set("item.name=x"); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("--set item.name: %v", err)
+	}
+	w := v.WithItem("x")
+	if !w.HasItem || w.Item != "x" || v.HasItem {
+		t.Errorf("WithItem: %+v, original %+v", w, v)
+	}
+}
