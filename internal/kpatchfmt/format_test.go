@@ -173,3 +173,18 @@ func TestFormatKeepsItem(t *testing.T) {
 		t.Errorf("formatted file: %v; want two per-item conditions", err)
 	}
 }
+
+// TestFormatKeepsCEL: ${cel: EXPR} values keep their text inside the
+// braces byte for byte (spaces, braces, quotes), foreach lines are kept as
+// comments are, and keys with variables in brackets stay bracketed.
+func TestFormatKeepsCEL(t *testing.T) {
+	const src = "[pod.*]\n  # kpatch:foreach:   object.spec.containers\n# kpatch:when: item.name != 'x'\nannotations[a.example/${item.name}]?:   ${cel:   {'k': '}'}['k']  +  item.name }\nlabels.n:  \"v-${cel: object.metadata.name}\"\n"
+	const want = "[pod.*]\n# kpatch:foreach:   object.spec.containers\n# kpatch:when: item.name != 'x'\nannotations[a.example/${item.name}]?: ${cel:   {'k': '}'}['k']  +  item.name }\nlabels.n: \"v-${cel: object.metadata.name}\"\n"
+	out, err := Format("c.kpatch", []byte(src))
+	if err != nil || string(out) != want {
+		t.Fatalf("err %v, got:\n%s\nwant:\n%s", err, out, want)
+	}
+	if _, err := kpatch.ParseAndCompile("c.kpatch", out); err != nil {
+		t.Errorf("formatted file: %v", err)
+	}
+}

@@ -15,7 +15,8 @@ type Meta struct {
 	// it, so that the files after it see the object as if it were not
 	// there; whatever befalls it is no problem of the object.
 	Audit bool
-	// Conditional says that the file has conditions (`# kpatch:when:`):
+	// Conditional says that the file has conditions (`# kpatch:when:`)
+	// or CEL expressions (`${cel: EXPR}` values, `# kpatch:foreach:`):
 	// its run reads Options.Admission.
 	Conditional bool
 	// Reconcile says that the file opts in to the reconcile of existing

@@ -52,6 +52,7 @@ func (o *Object) init(ctx context.Context, obj map[string]any, opts *Options, sr
 	o.first = kpatch.RefOf(obj, opts.Namespace)
 	o.ref = &o.first
 	o.opts.Identity = o.ref
+	o.opts.Expressions = o
 	o.opts.EvalItem = o.evalItem
 	src.from = opts.Sources
 	// a Check, an Observer or the immutable fields of an UPDATE

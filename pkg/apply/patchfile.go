@@ -55,7 +55,7 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 // specificity. Its owner is the admin: a tenant's file
 // wraps it.
 func (f PatchFile) Meta() Meta {
-	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil,
+	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil || f.Patch.HasExpressions(),
 		Reconcile: f.Patch.Reconcile(), Metadata: f.Patch.Metadata(), Specificity: f.Patch.Specificity()}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,7 +70,11 @@ type Options struct {
 
 // Condition is one compiled CEL condition. It is immutable and safe for
 // concurrent use.
-type Condition struct {
+type Condition struct{ compiled }
+
+// compiled is a compiled CEL expression, of a Condition or an
+// Expression: its program and what it reads.
+type compiled struct {
 	expr    string
 	program cel.Program
 	// params are the fields of params the expression reads; wholeParams
@@ -82,6 +87,8 @@ type Condition struct {
 	loops bool
 	// item are its readings of item (ItemSelections).
 	item []Selection
+	// callLimit is the cost one evaluation may take.
+	callLimit uint64
 }
 
 // Error is a condition that does not compile: the position is within the
@@ -206,6 +213,23 @@ const ItemCostLimit = RequestBudget
 
 // compile is Compile with the limit of the estimated cost.
 func compile(expr string, opts Options, limit uint64) (*Condition, error) {
+	c, err := compileAs(expr, opts, limit, celconfig.PerCallLimit, func(out *cel.Type) *Error {
+		if !out.IsExactType(cel.BoolType) {
+			return &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, out)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Condition{*c}, nil
+}
+
+// compileAs compiles expr in the environment of opts: parsed, checked,
+// its output type accepted by check, its estimated worst-case cost
+// within limit, made a program with the guards of every condition that
+// stops at callLimit.
+func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*cel.Type) *Error) (*compiled, error) {
 	env := environments()[envIndex(opts)]
 	parsed, iss := env.Parse(expr)
 	if iss.Err() != nil {
@@ -218,8 +242,8 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	if iss.Err() != nil {
 		return nil, compileError(expr, iss)
 	}
-	if !checked.OutputType().IsExactType(cel.BoolType) {
-		return nil, &Error{Line: 1, Column: 1, Msg: fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType())}
+	if err := check(checked.OutputType()); err != nil {
+		return nil, err
 	}
 	est := estimator
 	if len(opts.ItemPaths) > 0 {
@@ -229,13 +253,17 @@ func compile(expr string, opts Options, limit uint64) (*Condition, error) {
 	if err := checkCost(env.Env, est, expr, checked, limit); err != nil {
 		return nil, err
 	}
-	program, err := env.Program(checked, env.programOptions...)
+	progOpts := env.programOptions
+	if callLimit != celconfig.PerCallLimit {
+		progOpts = append(slices.Clip(progOpts), cel.CostLimit(callLimit))
+	}
+	program, err := env.Program(checked, progOpts...)
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Msg: "program instantiation failed: " + err.Error()}
 	}
-	cond := &Condition{expr: expr, program: program}
-	cond.params, cond.wholeParams, cond.loops, cond.item = inspect(checked.NativeRep())
-	return cond, nil
+	c := &compiled{expr: expr, program: program, callLimit: callLimit}
+	c.params, c.wholeParams, c.loops, c.item = inspect(checked.NativeRep())
+	return c, nil
 }
 
 // compileError turns the checker's issues into an *Error at the position
@@ -262,7 +290,7 @@ func compileError(expr string, iss *cel.Issues) error {
 }
 
 // String is the expression as written.
-func (c *Condition) String() string { return c.expr }
+func (c *compiled) String() string { return c.expr }
 
 // Eval evaluates the condition over vars, charging its cost to budget
 // (nil: only the per-call limit). An evaluation error (a missing field
@@ -270,11 +298,25 @@ func (c *Condition) String() string { return c.expr }
 // ErrCostExceeded) is returned without the expression, which the caller
 // places; the caller decides what the file then does.
 func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool, error) {
+	val, err := c.eval(ctx, vars, budget)
+	if err != nil {
+		return false, err
+	}
+	b, ok := val.(types.Bool)
+	if !ok {
+		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
+	}
+	return bool(b), nil
+}
+
+// eval evaluates the expression over vars, charging its cost to budget
+// (nil: only the per-call limit).
+func (c *compiled) eval(ctx context.Context, vars *Vars, budget *Budget) (ref.Val, error) {
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
+		return nil, fmt.Errorf("%w (per request %d, spent %d before this condition)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
 	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	var (
 		val     ref.Val
@@ -292,7 +334,7 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 		val, details, err = c.program.Eval(vars)
 	}
 	if vars.err != nil {
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, vars.err)
 	}
 	if details != nil && budget != nil {
 		if cost := details.ActualCost(); cost != nil {
@@ -301,21 +343,17 @@ func (c *Condition) Eval(ctx context.Context, vars *Vars, budget *Budget) (bool,
 	}
 	if err != nil {
 		if isCostError(err) {
-			return false, fmt.Errorf("%w (per call %d)", ErrCostExceeded, celconfig.PerCallLimit)
+			return nil, fmt.Errorf("%w (per call %d)", ErrCostExceeded, c.callLimit)
 		}
 		if errors.Is(err, errTooLarge) {
-			return false, fmt.Errorf("%w (per call %d): %w", ErrCostExceeded, celconfig.PerCallLimit, err)
+			return nil, fmt.Errorf("%w (per call %d): %w", ErrCostExceeded, c.callLimit, err)
 		}
-		return false, fmt.Errorf("%w: %w", ErrEvaluation, err)
+		return nil, fmt.Errorf("%w: %w", ErrEvaluation, err)
 	}
 	if budget != nil && budget.exceeded() {
-		return false, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
+		return nil, fmt.Errorf("%w (per request %d, spent %d)", ErrBudgetSpent, budget.limit, budget.spent)
 	}
-	b, ok := val.(types.Bool)
-	if !ok {
-		return false, fmt.Errorf("%w: evaluated to %s, not a bool", ErrEvaluation, val.Type())
-	}
-	return bool(b), nil
+	return val, nil
 }
 
 // isCostError says whether err is cel-go's cost limit error.

@@ -64,6 +64,9 @@ func (e *costEstimator) EstimateCallCost(function, overloadID string, target *ch
 		if target != nil && (*target).Expr().Kind() == ast.ListKind {
 			return joinLiteral((*target).Expr(), args)
 		}
+		if target != nil && selectsItems((*target).Expr()) {
+			return joinSelected(e.size(*target), args)
+		}
 	case "format":
 		if target == nil || len(args) != 1 {
 			return nil
@@ -87,6 +90,52 @@ func joinLiteral(list ast.Expr, args []checker.AstNode) *checker.CallEstimate {
 		if n := list.AsList().Size(); n > 1 {
 			size = addSat(size, mulSat(uint64(n-1), exprSize(args[0].Expr())))
 		}
+	}
+	sz := checker.SizeEstimate{Min: 0, Max: size}
+	return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(costPerByte), ResultSize: &sz}
+}
+
+// selectsItems reports whether e is a list of parts of what a variable
+// holds: its items, or a field of each (LIST.map(v, v.name)), of a list
+// a variable's field holds or one so made (a filter of it). The texts
+// of such a list together take at most what the variable holds: the
+// request (requestBytes).
+func selectsItems(e ast.Expr) bool {
+	if e.Kind() != ast.ComprehensionKind {
+		return false
+	}
+	c := e.AsComprehension()
+	if c.HasIterVar2() {
+		return false
+	}
+	rng := c.IterRange()
+	if p := selectPath(rng); p == nil && !selectsItems(rng) || p != nil && p[0] == c.IterVar() {
+		return false
+	}
+	// the loop step of map and filter appends [x] to the accumulator,
+	// filter's under a condition
+	step := c.LoopStep()
+	if step.Kind() == ast.CallKind && step.AsCall().FunctionName() == operators.Conditional {
+		step = step.AsCall().Args()[1]
+	}
+	if step.Kind() != ast.CallKind || step.AsCall().FunctionName() != operators.Add || len(step.AsCall().Args()) != 2 {
+		return false
+	}
+	added := step.AsCall().Args()[1]
+	if added.Kind() != ast.ListKind || len(added.AsList().Elements()) != 1 {
+		return false
+	}
+	p := selectPath(added.AsList().Elements()[0])
+	return p != nil && p[0] == c.IterVar()
+}
+
+// joinSelected estimates LIST.join([sep]) of a list of parts of a
+// variable (selectsItems): their text, at most the request, and a
+// separator between each two of list's items.
+func joinSelected(list checker.SizeEstimate, args []checker.AstNode) *checker.CallEstimate {
+	size := requestBytes
+	if len(args) == 1 && list.Max > 1 {
+		size = addSat(size, mulSat(list.Max-1, exprSize(args[0].Expr())))
 	}
 	sz := checker.SizeEstimate{Min: 0, Max: size}
 	return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(costPerByte), ResultSize: &sz}

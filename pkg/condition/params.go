@@ -92,15 +92,15 @@ func paramField(id ast.NavigableExpr) (string, bool) {
 // reads, sorted, and whether it reads params as a whole (or by a
 // computed key), so that any of them may count: what a registry needs to
 // know to bind the condition's file to the values of each object.
-func (c *Condition) Params() (names []string, whole bool) {
+func (c *compiled) Params() (names []string, whole bool) {
 	return slices.Clone(c.params), c.wholeParams
 }
 
 // ReadsItem reports whether the condition reads item (Options.Item): it
 // is then evaluated per item.
-func (c *Condition) ReadsItem() bool { return len(c.item) > 0 }
+func (c *compiled) ReadsItem() bool { return len(c.item) > 0 }
 
 // ItemSelections are the fields of item the condition selects, one per
 // reading of item (none: a reading of item itself), for checking them
 // against the items' type.
-func (c *Condition) ItemSelections() []Selection { return slices.Clone(c.item) }
+func (c *compiled) ItemSelections() []Selection { return slices.Clone(c.item) }

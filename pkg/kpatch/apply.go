@@ -31,6 +31,12 @@ type ApplyOptions struct {
 	// value's text as written, an integer field an integer or the file
 	// fails).
 	Schemas func(apiVersion, kind string) *CustomResourceSchema
+	// Expressions, if set, evaluates the CEL values (${cel: EXPR}) and
+	// foreach lists of the files on the object, with the variables and
+	// the budget of their conditions. Nil: object is the object given,
+	// request an offline CREATE of it, oldObject and namespaceObject
+	// null, and the call has one request's budget.
+	Expressions ExpressionEvaluator
 	// EvalItem, if set, evaluates a section's per-item condition (one
 	// that reads item: Condition.Item) on one item of the list its header
 	// walks, for the file bound to vars; where names the item (its list's
@@ -77,6 +83,7 @@ func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts Apply
 	ref := opts.identity(obj)
 	a := appliers.Get().(*applier)
 	a.root, a.makeMap, a.custom, a.evalItem = obj, opts.NewMap, opts.custom(&ref), opts.EvalItem
+	a.ctx, a.input, a.exprs = ctx, obj, opts.Expressions
 	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
 	for _, p := range patches {
@@ -140,6 +147,12 @@ type applier struct {
 	// start there.
 	item     *typeNode
 	building bool
+	// ctx is the call's; input the object it was given, exprs its
+	// ApplyOptions.Expressions, or, once the first CEL value made it, the
+	// evaluator of the object given (offlineExpressions).
+	ctx   context.Context
+	input map[string]any
+	exprs ExpressionEvaluator
 	// evalItem is ApplyOptions.EvalItem; itemHeld what the per-item
 	// condition of the section being applied gave, by the item's
 	// position (cursor.pos).
@@ -178,6 +191,7 @@ func (a *applier) reset() {
 	clear(a.images)
 	a.images = a.images[:0]
 	a.root, a.makeMap, a.custom, a.item, a.building = nil, nil, nil, nil, false
+	a.ctx, a.input, a.exprs = nil, nil, nil
 	a.evalItem, a.itemHeld = nil, nil
 	a.meter = meter{}
 	a.file = 0
@@ -189,7 +203,10 @@ func (a *applier) reset() {
 // back.
 func (a *applier) applyPatch(p *Patch, ref *ObjectRef, errs ErrorList) ErrorList {
 	mark, images, before := len(a.undo), len(a.images), len(errs)
-	a.expanded = expansion{}
+	a.expanded = expansion{cel: a}
+	if p.vars != nil {
+		a.expanded.params = p.vars.Values
+	}
 	a.meter.checkContext()
 	for i, s := range p.sections {
 		if !s.target.Matches(ref) || p.left(i) {
@@ -238,12 +255,21 @@ func (a *applier) applySection(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		}
 		return errs
 	}
+	if s.foreach != nil {
+		return a.applyForeach(s, ref, p, errs)
+	}
+	return a.applyOps(s, ref, p, p.vars, errs)
+}
+
+// applyOps applies the operations of section s of p and appends their
+// errors.
+func (a *applier) applyOps(s *section, ref *ObjectRef, p *Patch, vars *Variables, errs ErrorList) ErrorList {
 	for _, op := range s.ops {
 		pl := s.planFor(op, ref)
 		if pl == nil {
 			continue
 		}
-		if e := a.run(pl, p.vars); e != nil {
+		if e := a.run(pl, vars); e != nil {
 			errs = append(errs, e.applyError(p.name, ref))
 			if a.meter.spent != nil || a.expanded.over() {
 				break // the file stops at its first entry past a limit
@@ -344,7 +370,12 @@ func (pl *plan) valueAs(leaf *typeNode, vars *Variables, ex *expansion) (any, *p
 // whose values file wrote it otherwise than it prints (1.0, yes) is
 // spliced both ways: the text as written, for a string field, and as
 // printed, for any other (sourced).
+// A CEL value that is the whole value takes its own type, as a variable
+// does.
 func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
+	if ref := t.wholeVar(); ref != nil && ref.CEL != nil {
+		return celWhole(ref, vars, ex)
+	}
 	if ref := t.wholeVar(); ref != nil {
 		return lookupWhole(vars, ref, ex)
 	}
@@ -352,7 +383,13 @@ func expandTemplate(t *Value, vars *Variables, ex *expansion) (any, *problem) {
 	differ, n := false, 0
 	for i, part := range t.Parts {
 		printed[i], written[i] = part.Text, part.Text
-		if part.Var != nil {
+		if part.Var != nil && part.Var.CEL != nil {
+			text, err := celText(part.Var, vars, ex)
+			if err != nil {
+				return nil, err
+			}
+			printed[i], written[i] = text, text
+		} else if part.Var != nil {
 			val, err := lookup(vars, part.Var)
 			if err != nil {
 				return nil, err

@@ -25,10 +25,11 @@ func (p *Patch) Bind(vars *Variables) (*Patch, error) {
 	return q, nil
 }
 
-// deferred reports whether a problem is a built-in read without the
-// object: Bind checks such a value when the object is known, at apply.
+// deferred reports whether a problem is a built-in, an item or a CEL
+// value read without the object: Bind checks such a value when the
+// object is known, at apply.
 func deferred(err *problem) bool {
-	return err != nil && errors.Is(err.err, errNoBuiltins) || deferredItem(err)
+	return err != nil && (errors.Is(err.err, errNoBuiltins) || errors.Is(err.err, errNoObject)) || deferredItem(err)
 }
 
 // Variables returns the variables the patch is bound to; nil when it is

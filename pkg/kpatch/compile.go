@@ -18,7 +18,9 @@ type Patch struct {
 	lazy     *lazyFacts // shared by the patch's bindings
 	size     int        // see Size
 	conds    []*Condition
-	leave    []bool // the sections left out (Without)
+	// expressions says that it has CEL expressions (Expressions)
+	expressions bool
+	leave       []bool // the sections left out (Without)
 	// specificity is the file's (Specificity), found when it compiles
 	specificity Specificity
 	// headers are the targets of its merge entries and headers
@@ -38,6 +40,8 @@ type section struct {
 	kinds     []*kindSchema // the schemas of the versions the target can match
 	ops       []*operation
 	merge     *mergeOp // a strategic or JSON merge patch instead of ops
+	// foreach, when set, applies ops once per element of a list.
+	foreach *foreach
 	// required are the entries written ${required}: checked, not applied
 	required []*operation
 	// checked is how many of each operation's schemas Compile and Check
@@ -118,7 +122,9 @@ func Compile(f *File) (*Patch, error) {
 		p.sections = append(p.sections, compileSection(s))
 	}
 	errs := p.problems()
-	if cerrs := p.compileConditions(f, len(f.Merges)); len(cerrs) > 0 {
+	cerrs := p.compileConditions(f, len(f.Merges))
+	cerrs = append(cerrs, p.compileForeach(f, len(f.Merges))...)
+	if len(cerrs) > 0 {
 		errs = append(errs, cerrs...)
 		sortErrors(errs)
 	}
@@ -126,6 +132,7 @@ func Compile(f *File) (*Patch, error) {
 		return nil, errs
 	}
 	p.size = compiledSize(p)
+	p.expressions = len(p.Expressions()) > 0
 	p.specificity = p.leastSpecific()
 	p.headers = make([]*Target, 0, len(f.Merges)+len(f.Sections)) // never nil: a patch file has kpatch targets
 	for _, m := range f.Merges {
@@ -218,7 +225,7 @@ func compileSection(s *Section) *section {
 		}
 		cs.ops = append(cs.ops, op)
 	}
-	hdr := headerSteps(s.Path)
+	hdr, ct := headerSteps(s.Path), newCELTemplates(s)
 	last := Segment{Kind: Field}
 	if len(s.Path) > 0 {
 		last = s.Path[len(s.Path)-1]
@@ -226,14 +233,14 @@ func compileSection(s *Section) *section {
 	switch {
 	case last.isInsertion():
 		r, build := combine(s.Path, hdr, nil), entryRoutes(s.Entries)
-		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build) })
+		compileOp(func(ks *kindSchema) *plan { return compileInsertSection(ks, s, &r, build, ct) })
 	case last.Kind == Delete || last.Kind == DeleteItems:
 		r := combine(s.Path, hdr, nil)
-		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r) })
+		compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, nil, &r, ct) })
 	default:
 		for _, e := range s.Entries {
 			r := combine(s.Path, hdr, e.Key)
-			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r) })
+			compileOp(func(ks *kindSchema) *plan { return compileEntry(ks, s, e, &r, ct) })
 		}
 		cs.ops, cs.required = splitRequired(cs.ops, s.Entries)
 	}
@@ -356,7 +363,7 @@ func entryRoutes(entries []*Entry) []route {
 }
 
 // compileEntry resolves one entry (or, with e nil, a delete header).
-func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
+func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route, ct *celTemplates) *plan {
 	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if e != nil {
 		pl.line, pl.col, pl.ifAbsent = e.Line, e.Col, e.IfAbsent
@@ -366,7 +373,7 @@ func compileEntry(ks *kindSchema, s *Section, e *Entry, r *route) *plan {
 	}
 	pl.resolve(ks, s, r)
 	if pl.err == nil && e != nil && pl.act != actDelete && !e.Value.Required {
-		pl.setValue(&e.Value, e.ValueCol)
+		pl.setValue(&e.Value, e.ValueCol, ct)
 		if pl.itemValue() && ks != nil {
 			pl.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, pl.items.valueStep), e.ValueCol)
 		}
@@ -395,7 +402,7 @@ func isInsertion(st step) bool {
 
 // compileInsertSection resolves an insertion header and the entries that
 // build its item (their routes: build).
-func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *plan {
+func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route, ct *celTemplates) *plan {
 	pl := &plan{line: s.Line, col: s.Col, act: r.act}
 	if pl.resolve(ks, s, r); pl.err != nil {
 		return pl
@@ -410,7 +417,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route) *
 			sub.fail(e.ValueCol, errRequiredHere)
 		}
 		if sub.err == nil && sub.act != actDelete {
-			sub.setValue(&e.Value, e.ValueCol)
+			sub.setValue(&e.Value, e.ValueCol, ct)
 			if sub.itemOfInsertion(pl.steps) && ks != nil {
 				sub.checkItemValue(&e.Value, itemNode(ks.root, pl.steps, innermostWalk(pl.steps, len(pl.steps))), e.ValueCol)
 			}
@@ -482,12 +489,21 @@ func (pl *plan) maybeImagePart() bool {
 }
 
 // setValue converts a constant value to the leaf's type, or keeps a
-// template for apply time.
-func (pl *plan) setValue(v *Value, col int) {
+// template for apply time, its CEL values compiled by ct.
+func (pl *plan) setValue(v *Value, col int, ct *celTemplates) {
 	pl.valueCol = col
 	if v.IsTemplate() || v.Tree != nil && treeHasVariables(v.Tree) {
-		pl.tmpl = v
-		pl.setItemStep(v, pl.steps)
+		t, err := ct.of(v, pl)
+		if err != nil {
+			pl.fail(err.col, err)
+			return
+		}
+		if pl.tmpl = t; t != v {
+			pl.checkCEL()
+		}
+		if !ct.foreach {
+			pl.setItemStep(t, pl.steps)
+		}
 		return
 	}
 	if v.Tree != nil {

@@ -16,7 +16,15 @@ const (
 
 // expansion counts the bytes that the values built from variables of one
 // file take on one object, against MaxExpandedPerObject.
-type expansion struct{ used int }
+//
+// It carries what the CEL values of the file read: the evaluator of the
+// object's (nil where no object is known: the values are deferred) and
+// the file's values as params.
+type expansion struct {
+	used   int
+	cel    ExpressionEvaluator
+	params map[string]any
+}
 
 // over reports whether the values have gone past MaxExpandedPerObject.
 func (e *expansion) over() bool { return e.used > MaxExpandedPerObject }

@@ -99,7 +99,7 @@ func itemPathText(path []string) string {
 // readsItem reports whether a value reads ${item}.
 func (v *Value) readsItem() bool {
 	for _, part := range v.Parts {
-		if part.Var != nil && part.Var.IsItem() {
+		if part.Var != nil && (part.Var.IsItem() || part.Var.CEL != nil && part.Var.CEL.readsItem()) {
 			return true
 		}
 	}

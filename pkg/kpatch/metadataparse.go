@@ -49,7 +49,7 @@ func (p *lineParser) comment(lineNo int, body string, col int) {
 	}
 	keyCol := col + len(body) - len(after)
 	if p.seenHeader {
-		if p.sectionWhen(lineNo, after, keyCol) {
+		if p.sectionWhen(lineNo, after, keyCol) || p.sectionForeach(lineNo, after, keyCol) {
 			return
 		}
 		p.report(lineNo, errorAt(col, ErrSyntax, "file metadata (# %s...) goes before the first header", MetadataPrefix))

@@ -28,6 +28,10 @@ type Section struct {
 	// When, when set, is the section's condition: a `# kpatch:when:`
 	// line between its header and its first entry.
 	When *When
+	// Foreach, when set, is the list the section's entries apply once
+	// per element of: a `# kpatch:foreach:` line between its header and
+	// its first entry. Its When is then evaluated per element.
+	Foreach *When
 
 	targetPos Position // where the target's kind is written (file unset)
 }

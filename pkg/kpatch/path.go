@@ -58,10 +58,10 @@ func (s *Segment) isInsertion() bool {
 
 // parsePath reads a path such as `containers[name=main].ports.0`. col is the
 // column of text's first byte. The first problem stops the scan.
+//
+// A key in brackets may hold variables (a templateKeyStep); any other
+// segment may not.
 func parsePath(text string, col int) (Path, *problem) {
-	if i := strings.Index(text, "${"); i >= 0 {
-		return nil, errorAt(col+i, ErrSyntax, "variables are allowed in values only, not in paths")
-	}
 	var p Path
 	i := 0
 	for i < len(text) {
@@ -91,6 +91,9 @@ func parsePath(text string, col int) (Path, *problem) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if j := strings.Index(text[i:i+n], "${"); j >= 0 && !(seg.Kind == Field && seg.Bracketed) {
+			return nil, errorAt(col+i+j, ErrSyntax, "variables are allowed in values and in keys in brackets ([example.com/${item.name}]), not in this segment")
 		}
 		p = append(p, seg)
 		i += n

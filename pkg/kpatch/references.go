@@ -22,7 +22,7 @@ func (f *File) References() []Reference {
 	at := func(line, col int) Position { return Position{File: f.Name, Line: line, Column: col} }
 	if e := f.Metadata.Enabled; e != nil {
 		for _, part := range e.Value.Parts {
-			if part.Var != nil {
+			if part.Var != nil && part.Var.CEL == nil {
 				refs = append(refs, Reference{Var: part.Var, Pos: e.Pos})
 			}
 		}
@@ -34,7 +34,7 @@ func (f *File) References() []Reference {
 		for _, e := range s.Entries {
 			pos := at(e.Line, e.ValueCol)
 			for _, part := range e.Value.Parts {
-				if part.Var != nil {
+				if part.Var != nil && part.Var.CEL == nil {
 					refs = append(refs, Reference{Var: part.Var, Pos: pos})
 				}
 			}
@@ -57,7 +57,7 @@ func appendTreeReferences(refs []Reference, v any, pos Position) []Reference {
 			return refs // the engine reports it
 		}
 		for _, part := range parts {
-			if part.Var != nil {
+			if part.Var != nil && part.Var.CEL == nil {
 				refs = append(refs, Reference{Var: part.Var, Pos: pos})
 			}
 		}

@@ -29,6 +29,7 @@ type Sequence struct {
 func NewSequence(ctx context.Context, obj map[string]any, opts ApplyOptions) Sequence {
 	a := appliers.Get().(*applier)
 	a.root, a.makeMap, a.evalItem = obj, opts.NewMap, opts.EvalItem
+	a.ctx, a.input, a.exprs = ctx, obj, opts.Expressions
 	return Sequence{a: a, ctx: ctx, opts: opts}
 }
 

@@ -33,6 +33,9 @@ type step interface {
 func newStep(seg *Segment, col int) step {
 	switch seg.Kind {
 	case Field:
+		if seg.Bracketed && strings.Contains(seg.Name, "${") {
+			return keyWithVariables(seg.Name, col)
+		}
 		return &fieldStep{name: seg.Name, bracketed: seg.Bracketed, col: col}
 	case Index:
 		return &indexStep{index: seg.Index, text: seg.Name, col: col}
@@ -73,8 +76,11 @@ type cursor struct {
 
 // startCursor is the cursor at the first step of pl, whose value is val
 // (nil until an item resolves it: item.go).
+//
+// Where vars hold an item already (a foreach element), the walk binds
+// none: item is the element.
 func startCursor(pl *plan, val any, vars *Variables) cursor {
-	return cursor{pl: pl, val: val, vars: vars, bindItem: pl.readsItem()}
+	return cursor{pl: pl, val: val, vars: vars, bindItem: pl.readsItem() && (vars == nil || !vars.HasItem)}
 }
 
 // next performs the steps after the cursor's on the value in s.

@@ -39,12 +39,18 @@ type ValuePart struct {
 
 // VarRef is a ${scope.name} reference; Path holds the dotted name.
 type VarRef struct {
-	Scope string // "values", "features", a built-in's ("object", "namespace"), or "item"
+	Scope string // "values", "features", a built-in's ("object", "namespace"), "item", or "cel"
 	Path  []string
+	// CEL is the expression of a CEL value, ${cel: EXPR} (Scope
+	// ScopeCEL); nil for any other.
+	CEL *CELValue
 }
 
-// String prints the reference as ${scope.a.b}.
+// String prints the reference as ${scope.a.b}, a CEL value as ${cel: EXPR}.
 func (r *VarRef) String() string {
+	if r.CEL != nil {
+		return "${" + scalar.CelPrefix + " " + r.CEL.Expr + "}"
+	}
 	if len(r.Path) == 0 {
 		return "${" + r.Scope + "}"
 	}
@@ -134,6 +140,9 @@ func parseTemplate(text string, col int) ([]ValuePart, *problem) {
 }
 
 func parseVarRef(body string, col int) (*VarRef, *problem) {
+	if rest, ok := strings.CutPrefix(body, scalar.CelPrefix); ok {
+		return parseCELRef(rest, col)
+	}
 	scope, name, ok := strings.Cut(body, ".")
 	if ok && (scope == ScopeObject || scope == ScopeNamespace) {
 		return parseBuiltinRef(scope, name, col)

@@ -85,7 +85,15 @@ func newWhen(text string, pos Position) (*When, *ParseError) {
 // the text after `# kpatch:`, keyCol its column): the condition of the
 // current section. It reports false for any other metadata line.
 func (p *lineParser) sectionWhen(lineNo int, after string, keyCol int) bool {
-	value, ok := strings.CutPrefix(after, WhenKey+":")
+	return p.sectionExpression(lineNo, after, keyCol, WhenKey, func(s *Section) **When { return &s.When })
+}
+
+// sectionExpression reads a `# kpatch:KEY:` line of a section's CEL
+// expression after its header (after is the text after `# kpatch:`,
+// keyCol its column) into the field of the current section that field
+// gives. It reports false for a line of another key.
+func (p *lineParser) sectionExpression(lineNo int, after string, keyCol int, key string, field func(*Section) **When) bool {
+	value, ok := strings.CutPrefix(after, key+":")
 	if !ok {
 		return false
 	}
@@ -94,21 +102,22 @@ func (p *lineParser) sectionWhen(lineNo int, after string, keyCol int) bool {
 		return true // below a broken header, reported already
 	}
 	if len(s.Entries) > 0 {
-		p.report(lineNo, errorAt(keyCol, ErrSyntax, "a section's # %s%s: goes directly after its header, before its first entry (line %d)", MetadataPrefix, WhenKey, s.Entries[0].Line))
+		p.report(lineNo, errorAt(keyCol, ErrSyntax, "a section's # %s%s: goes directly after its header, before its first entry (line %d)", MetadataPrefix, key, s.Entries[0].Line))
 		return true
 	}
 	text := strings.TrimLeft(value, " \t")
-	pos := Position{File: p.file.Name, Line: lineNo, Column: keyCol + len(WhenKey) + 1 + len(value) - len(text)}
-	if s.When != nil {
-		p.errs = append(p.errs, metaError(pos, ErrSyntax, "when: given twice for the section; first at line %d", s.When.Pos.Line))
+	pos := Position{File: p.file.Name, Line: lineNo, Column: keyCol + len(key) + 1 + len(value) - len(text)}
+	if w := *field(s); w != nil {
+		p.errs = append(p.errs, metaError(pos, ErrSyntax, "%s: given twice for the section; first at line %d", key, w.Pos.Line))
 		return true
 	}
 	w, err := newWhen(text, pos)
 	if err != nil {
+		err.Msg = strings.Replace(err.Msg, WhenKey+":", key+":", 1)
 		p.errs = append(p.errs, err)
 		return true
 	}
-	s.When = w
+	*field(s) = w
 	return true
 }
 
@@ -171,8 +180,8 @@ func (p *Patch) compileConditions(f *File, first int) ErrorList {
 		}
 	}
 	for i, s := range f.Sections {
-		if s.When == nil {
-			continue
+		if s.When == nil || s.Foreach != nil {
+			continue // a foreach section's when is its elements' (compileForeach)
 		}
 		c, item, err := sectionCondition(s, p.sections[first+i])
 		if err != nil {

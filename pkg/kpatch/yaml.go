@@ -269,6 +269,11 @@ func yamlValue(n *yaml.Node) (Value, *problem) {
 		if err != nil {
 			return Value{}, err.at(n.Line, err.col)
 		}
+		if len(parts) == 1 && parts[0].Var != nil && parts[0].Var.CEL != nil {
+			// YAML reads `cel: ` in a plain scalar as a map: a quoted
+			// value that is exactly one CEL value takes its type
+			quoted = false
+		}
 		if parts != nil {
 			return Value{Raw: s, Parts: parts, Quoted: quoted}, nil
 		}

@@ -346,17 +346,25 @@ func (r *Registry) VariesByObject(f apply.File) bool {
 	return r.values[f] != nil || r.meta[f] != nil
 }
 
-// conditionParams are the parameters that the file's conditions read as
-// params: the fields they select, or, for a condition that reads params
-// as a whole, every parameter of the schema.
+// conditionParams are the parameters that the file's conditions and CEL
+// expressions (${cel:} values, foreach) read as params: the fields they
+// select, or, for one that reads params as a whole, every parameter of
+// the schema.
 func conditionParams(p *kpatch.Patch, schema *parameters.Schema) []string {
 	var out []string
+	read := func(names []string, whole bool) bool {
+		out = append(out, names...)
+		return whole && schema != nil
+	}
 	for _, c := range p.Conditions() {
-		names, whole := c.Params()
-		if whole && schema != nil {
+		if read(c.Params()) {
 			return schema.Names()
 		}
-		out = append(out, names...)
+	}
+	for _, e := range p.Expressions() {
+		if read(e.Params()) {
+			return schema.Names()
+		}
 	}
 	return out
 }

@@ -78,9 +78,16 @@ func Parse(text string) (Scalar, *Error) {
 }
 
 // StripComment cuts a plain value at whitespace followed by '#', and trims
-// trailing whitespace.
+// trailing whitespace. A CEL value, ${cel: EXPR}, holds no comment: its
+// EXPR may hold " #" in quoted text.
 func StripComment(text string) string {
 	for i := 1; i < len(text); i++ {
+		if strings.HasPrefix(text[i-1:], "${"+CelPrefix) && (i < 2 || text[i-2] != '$') {
+			if end := closingBrace(text[i-1:]); end > 0 {
+				i += end - 1
+				continue
+			}
+		}
 		if text[i] == '#' && (text[i-1] == ' ' || text[i-1] == '\t') {
 			text = text[:i]
 			break
@@ -181,7 +188,8 @@ type Piece struct {
 }
 
 // SplitTemplate splits text into literal text and ${...} variables; $${ is
-// a literal ${. It returns no pieces when text holds no variable. A ${
+// a literal ${. A CEL value, ${cel: EXPR}, ends at the brace that
+// balances its own (CelPrefix). It returns no pieces when text holds no variable. A ${
 // that is not closed is an error at its offset, returned with the pieces
 // before it.
 func SplitTemplate(text string) ([]Piece, *Error) {
@@ -196,7 +204,7 @@ func SplitTemplate(text string) ([]Piece, *Error) {
 			lit.WriteString("${")
 			i += 3
 		case strings.HasPrefix(text[i:], "${"):
-			end := strings.IndexByte(text[i:], '}')
+			end := closingBrace(text[i:])
 			if end < 0 {
 				if lit.Len() > 0 {
 					pieces = append(pieces, Piece{Text: lit.String()})
@@ -222,6 +230,51 @@ func SplitTemplate(text string) ([]Piece, *Error) {
 		pieces = append(pieces, Piece{Text: lit.String()})
 	}
 	return pieces, nil
+}
+
+// CelPrefix starts the body of a CEL value, ${cel: EXPR}: its EXPR may
+// hold braces (a map literal) and quoted text, and the value ends at the
+// brace that balances the opening one.
+const CelPrefix = "cel:"
+
+// closingBrace is the offset of the brace that closes the variable at
+// the start of text (which starts with ${), or -1: the first } of a
+// variable, the one that balances the opening brace of a CEL value,
+// braces in its quoted text not counted.
+func closingBrace(text string) int {
+	if !strings.HasPrefix(text[2:], CelPrefix) {
+		return strings.IndexByte(text, '}')
+	}
+	depth := 0
+	for i := 1; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		case '\'', '"':
+			i = quoteEnd(text, i)
+		}
+	}
+	return -1
+}
+
+// quoteEnd is the offset of the quote that closes the CEL string that
+// opens at text[start] (a backslash escapes the next byte), or the last
+// offset when it is not closed.
+func quoteEnd(text string, start int) int {
+	q := text[start]
+	for i := start + 1; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case q:
+			return i
+		}
+	}
+	return len(text) - 1
 }
 
 var (

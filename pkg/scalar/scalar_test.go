@@ -113,6 +113,12 @@ func TestSplitTemplate(t *testing.T) {
 		{"${a}${b}", []Piece{{Var: "a"}, {Var: "b", Offset: 4}}, -1},
 		{"${}", []Piece{{Var: ""}}, -1},
 		{"a ${b} ${c", []Piece{{Text: "a "}, {Var: "b", Offset: 2}, {Text: " "}}, 7},
+		// a CEL value ends at the brace that balances its own, braces
+		// in its quoted text not counted
+		{"${cel: {'a': 1}['a']}-x", []Piece{{Var: "cel: {'a': 1}['a']"}, {Text: "-x"}}, -1},
+		{`v-${cel: '}' + "{\"}"}`, []Piece{{Text: "v-"}, {Var: `cel: '}' + "{\"}"`, Offset: 2}}, -1},
+		{"${cel: {'a': 1}", nil, 0},
+		{"${values.a}{}", []Piece{{Var: "values.a"}, {Text: "{}"}}, -1},
 	} {
 		got, err := SplitTemplate(c.text)
 		switch {
@@ -123,6 +129,21 @@ func TestSplitTemplate(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("SplitTemplate(%q) = %#v, want %#v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestStripCommentKeepsCEL: a " #" inside a CEL value is its text, not a
+// comment; after it, one is.
+func TestStripCommentKeepsCEL(t *testing.T) {
+	for text, want := range map[string]string{
+		`${cel: "x #y".size()} # note`: `${cel: "x #y".size()}`,
+		`a-${cel: {'#': 1}['#']}-b #c`: `a-${cel: {'#': 1}['#']}-b`,
+		`$${cel: x #y}`:                `$${cel: x`,
+		`v #c`:                         `v`,
+	} {
+		if got := StripComment(text); got != want {
+			t.Errorf("StripComment(%q) = %q, want %q", text, got, want)
 		}
 	}
 }
