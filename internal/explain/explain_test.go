@@ -59,6 +59,19 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
+// TestWriteTextNamesAGeneratedName: an object that has only a
+// generateName is named by it, as messages name it.
+func TestWriteTextNamesAGeneratedName(t *testing.T) {
+	o := NewObjectReport(kpatch.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "shop", GenerateName: "web-7d9f-"})
+	var b strings.Builder
+	if err := Write(&b, &Report{Objects: []*ObjectReport{o}}, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "Pod shop/web-7d9f-* (v1)" {
+		t.Errorf("first line %q, want %q", first, "Pod shop/web-7d9f-* (v1)")
+	}
+}
+
 // TestWriteYAMLReadsBack: the values of the changes are printed so that
 // they read back, even the strings yaml.v3 prints as block scalars it
 // cannot read.

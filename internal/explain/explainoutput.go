@@ -96,10 +96,14 @@ func orderText(f *FileReport) string {
 
 // objectName is "namespace/name", or the name alone.
 func objectName(o *ObjectReport) string {
-	if o.Namespace == "" {
-		return o.Name
+	name := o.Name
+	if name == "" && o.GenerateName != "" {
+		name = o.GenerateName + "*" // named as in messages: kpatch.ObjectRef
 	}
-	return o.Namespace + "/" + o.Name
+	if o.Namespace == "" {
+		return name
+	}
+	return o.Namespace + "/" + name
 }
 
 // changeText is one change in a line: "+ path: new", "~ path: old -> new"

@@ -36,11 +36,14 @@ const (
 // ObjectReport is what the files did to one object, file by file in the
 // order they applied.
 type ObjectReport struct {
-	APIVersion string        `json:"apiVersion" yaml:"apiVersion"`
-	Kind       string        `json:"kind" yaml:"kind"`
-	Namespace  string        `json:"namespace,omitempty" yaml:"namespace,omitempty"`
-	Name       string        `json:"name" yaml:"name"`
-	Files      []*FileReport `json:"files" yaml:"files"`
+	APIVersion string `json:"apiVersion" yaml:"apiVersion"`
+	Kind       string `json:"kind" yaml:"kind"`
+	Namespace  string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	Name       string `json:"name" yaml:"name"`
+	// GenerateName is the object's metadata.generateName when it has no
+	// name yet (a controller's Pod at admission).
+	GenerateName string        `json:"generateName,omitempty" yaml:"generateName,omitempty"`
+	Files        []*FileReport `json:"files" yaml:"files"`
 	// MissingRequired are the fields that files mark ${required} and that
 	// the object does not hold once every file has applied.
 	MissingRequired []*MissingField `json:"missingRequired,omitempty" yaml:"missingRequired,omitempty"`
@@ -64,7 +67,7 @@ type MissingField struct {
 }
 
 func NewObjectReport(ref kpatch.ObjectRef) *ObjectReport {
-	return &ObjectReport{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, Files: []*FileReport{}}
+	return &ObjectReport{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, GenerateName: ref.GenerateName, Files: []*FileReport{}}
 }
 
 func (r *ObjectReport) Add(f *FileReport) { r.Files = append(r.Files, f) }
