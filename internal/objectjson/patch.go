@@ -60,23 +60,11 @@ func item(path []byte, i int) []byte {
 // writes a map's operations in the order of their keys, so that one
 // change gives the same JSONPatch, byte for byte, on every call and every
 // replica (Go's map order is random); keys is the scratch in which each
-// level sorts the members it writes operations for, above its parent's.
+// level sorts the keys it writes operations for, above its parent's.
 type differ struct {
 	out  patchSink
-	keys []memberChange
+	keys []string
 }
-
-// memberChange is a member of a map that the walk writes an operation
-// for: its key, its value before (had: there was one) and after, read
-// once, where the walk finds it.
-type memberChange struct {
-	key    string
-	before any
-	after  any
-	had    bool
-}
-
-func compareMembers(x, y memberChange) int { return strings.Compare(x.key, y.key) }
 
 // maps follows jsonpatch's own walk over objects: the keys of b that a
 // lacks added and the keys that differ compared, in order, then the keys
@@ -97,19 +85,21 @@ func (d *differ) maps(a, b map[string]any, path []byte) error {
 				continue
 			}
 		}
-		d.keys = append(d.keys, memberChange{key: key, before: av, after: bv, had: ok})
+		d.keys = append(d.keys, key)
 	}
 	end := len(d.keys)
-	slices.SortFunc(d.keys[start:end], compareMembers)
+	slices.Sort(d.keys[start:end])
 	for i := start; i < end; i++ {
-		c := d.keys[i] // d.keys may grow below, never shrink under end
-		if !c.had {
-			if err := d.out.emit("add", child(path, c.key), c.after); err != nil {
+		key := d.keys[i] // d.keys may grow below, never shrink under end
+		bv := b[key]
+		av, ok := a[key]
+		if !ok {
+			if err := d.out.emit("add", child(path, key), bv); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := d.values(c.before, c.after, child(path, c.key)); err != nil {
+		if err := d.values(av, bv, child(path, key)); err != nil {
 			return err
 		}
 	}
@@ -119,12 +109,12 @@ func (d *differ) maps(a, b map[string]any, path []byte) error {
 	d.keys = d.keys[:start]
 	for key := range a {
 		if _, ok := b[key]; !ok {
-			d.keys = append(d.keys, memberChange{key: key})
+			d.keys = append(d.keys, key)
 		}
 	}
-	slices.SortFunc(d.keys[start:], compareMembers)
-	for _, c := range d.keys[start:] {
-		if err := d.out.emit("remove", child(path, c.key), nil); err != nil {
+	slices.Sort(d.keys[start:])
+	for _, key := range d.keys[start:] {
+		if err := d.out.emit("remove", child(path, key), nil); err != nil {
 			return err
 		}
 	}
@@ -277,12 +267,12 @@ func JSONPatch(orig, patched map[string]any) ([]byte, error) {
 // and the pointer being built.
 type patchBuffer struct {
 	patch, path []byte
-	keys        []memberChange
+	keys        []string
 }
 
 // patchBuffers keeps JSONPatch's scratch between requests.
 var patchBuffers = sync.Pool{New: func() any {
-	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256), keys: make([]memberChange, 0, 64)}
+	return &patchBuffer{patch: make([]byte, 0, 4096), path: make([]byte, 0, 256), keys: make([]string, 0, 64)}
 }}
 
 // put returns the scratch to patchBuffers unless it grew past 1 MiB of
