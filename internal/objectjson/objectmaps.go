@@ -6,7 +6,8 @@ import (
 )
 
 // Maps lends the maps of one admitted object, those the decoder
-// makes and those the engine copies and builds (ApplyOptions.NewMap), and
+// makes and those the engine copies and builds (ApplyOptions.NewMap), the
+// lists the engine copies and builds (ApplyOptions.NewList, a listSlab), and
 // takes them back, emptied, when the request is answered: the next
 // request fills them again instead of allocating its own. A map is lent by size
 // class (at most 8 members, then powers of two up to maxPooledMap), made
@@ -23,6 +24,8 @@ import (
 // TestObjectMapsAreNotKept holds the handler to it.
 type Maps struct {
 	classes [mapClasses]mapClass
+	// lists is the slab the engine's lists are cut from (List).
+	lists listSlab
 }
 
 // mapClass is the maps of one size class: maps[:next] are lent.
@@ -71,10 +74,21 @@ func (o *Maps) Get(n int) map[string]any {
 	return m
 }
 
+// List returns an empty list with room for n items, cut from the slab
+// of o (ApplyOptions.NewList), which it never outgrows: an append past n
+// makes another list. A nil Maps, or a list of more than maxSlabList
+// items, makes one.
+func (o *Maps) List(n int) []any {
+	if o == nil || n == 0 || n > maxSlabList {
+		return make([]any, 0, n)
+	}
+	return o.lists.cut(n)
+}
+
 // release empties the maps lent and puts o back in the pool; the object
 // they made must not be used after it.
 func (o *Maps) Release() {
-	if o != nil && o.empty() <= maxLentMaps {
+	if o != nil && o.empty() <= maxLentMaps && o.lists.empty() <= maxSlabChunks {
 		objectMapsPool.Put(o)
 	}
 }

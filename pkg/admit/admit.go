@@ -144,6 +144,7 @@ func Admit(ctx context.Context, log logr.Logger, p *Policy, reg Registry, in *Ob
 		Sources: p.Cluster, Valid: p.Valid, Operation: in.Operation, Observer: p.Observer}
 	if res.maps != nil {
 		opts.NewMap = res.maps.Get // the engine's copies die with the object
+		opts.NewList = res.maps.List
 	}
 	start := time.Now()
 	bound, leftOut := bindValues(p.Cluster, reg, files, in, obj)

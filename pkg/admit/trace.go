@@ -84,6 +84,7 @@ func traceRun(ctx context.Context, obj map[string]any, files []apply.File, opts 
 	out := make([]FileTrace, 0, len(files))
 	observed := *opts
 	observed.NewMap = nil // the trace makes its own maps: it reads each file's before and after
+	observed.NewList = nil
 	observed.Observer = apply.ObserverFunc(func(_ int, r apply.FileRun, before, after map[string]any) {
 		tr := FileTrace{File: r.File.Name(), Result: r.Result}
 		switch r.Result {

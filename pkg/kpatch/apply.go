@@ -19,6 +19,11 @@ type ApplyOptions struct {
 	// with room for size members. A webhook lends them from a pool for
 	// the time of a request (the result holds them). Nil: make.
 	NewMap func(size int) map[string]any
+	// NewList, if set, makes the lists the call copies and builds:
+	// empty, with room for size items, which it never outgrows (an
+	// append past them makes another). A webhook cuts them from a slab
+	// lent for the time of a request, as NewMap's maps. Nil: make.
+	NewList func(size int) []any
 	// Identity, if set, is the object as the patches match it, instead
 	// of its own apiVersion, kind, name and namespace: a run of files
 	// matches the object as it was when the run started, so that a file
@@ -82,7 +87,7 @@ func Apply(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]
 func apply(ctx context.Context, obj map[string]any, patches []*Patch, opts ApplyOptions) (map[string]any, error) {
 	ref := opts.identity(obj)
 	a := appliers.Get().(*applier)
-	a.root, a.makeMap, a.custom, a.evalItem = obj, opts.NewMap, opts.custom(&ref), opts.EvalItem
+	a.root, a.makeMap, a.makeList, a.custom, a.evalItem = obj, opts.NewMap, opts.NewList, opts.custom(&ref), opts.EvalItem
 	a.ctx, a.input, a.exprs = ctx, obj, opts.Expressions
 	a.meter.start(ctx, opts.Budget)
 	var errs ErrorList
@@ -137,8 +142,9 @@ type applier struct {
 	expanded expansion
 	// valueBytes is the size of the value the plan being run writes.
 	valueBytes int
-	// makeMap is ApplyOptions.NewMap.
-	makeMap func(size int) map[string]any
+	// makeMap is ApplyOptions.NewMap, makeList ApplyOptions.NewList.
+	makeMap  func(size int) map[string]any
+	makeList func(size int) []any
 	// custom is the schema of the object, a custom resource
 	// (ApplyOptions.Schemas); nil for a built-in kind.
 	custom *typeNode
@@ -190,7 +196,7 @@ func (a *applier) reset() {
 	a.undo = a.undo[:0]
 	clear(a.images)
 	a.images = a.images[:0]
-	a.root, a.makeMap, a.custom, a.item, a.building = nil, nil, nil, nil, false
+	a.root, a.makeMap, a.makeList, a.custom, a.item, a.building = nil, nil, nil, nil, nil, false
 	a.ctx, a.input, a.exprs = nil, nil, nil
 	a.evalItem, a.itemHeld = nil, nil
 	a.meter = meter{}
@@ -518,11 +524,20 @@ func (a *applier) writableList(s slot, l []any) []any {
 		return l
 	}
 	a.meter.count(len(l), 0)
-	c := make([]any, len(l))
+	c := a.newList(len(l))[:len(l)]
 	copy(c, l)
 	a.own(listPointer(c))
 	a.set(s, c)
 	return c
+}
+
+// newList is an empty list with room for size items, made by makeList
+// when set.
+func (a *applier) newList(size int) []any {
+	if a.makeList == nil || size == 0 {
+		return make([]any, 0, size)
+	}
+	return a.makeList(size)
 }
 
 func (a *applier) newMap() map[string]any {

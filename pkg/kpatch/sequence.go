@@ -28,7 +28,7 @@ type Sequence struct {
 // each file, ctx all of them (see ApplyContext).
 func NewSequence(ctx context.Context, obj map[string]any, opts ApplyOptions) Sequence {
 	a := appliers.Get().(*applier)
-	a.root, a.makeMap, a.evalItem = obj, opts.NewMap, opts.EvalItem
+	a.root, a.makeMap, a.makeList, a.evalItem = obj, opts.NewMap, opts.NewList, opts.EvalItem
 	a.ctx, a.input, a.exprs = ctx, obj, opts.Expressions
 	return Sequence{a: a, ctx: ctx, opts: opts}
 }

@@ -29,14 +29,25 @@ func fileByFile(obj map[string]any, patches []*Patch, opts ApplyOptions) (map[st
 
 // checkSequence applies patches through a Sequence and compares each
 // file's outcome and the result with fileByFile's; it returns the result.
-// The Sequence makes its maps with ApplyOptions.NewMap, as the webhook's
-// does, file by file with maps.Clone.
+// The Sequence makes its maps with ApplyOptions.NewMap and its lists with
+// ApplyOptions.NewList, cut one after the other from one slab, as the
+// webhook's does, file by file with maps.Clone.
 func checkSequence(t *testing.T, name string, obj map[string]any, patches []*Patch) map[string]any {
 	t.Helper()
 	before := jsonvalue.DeepCopy(obj)
 	want, wantChanged, wantErrs := fileByFile(obj, patches, ApplyOptions{Namespace: "shop"})
 	newMap := func(size int) map[string]any { madeMaps++; return make(map[string]any, size) }
-	seq := NewSequence(context.Background(), obj, ApplyOptions{Namespace: "shop", NewMap: newMap})
+	var slab []any
+	newList := func(size int) []any {
+		madeLists++
+		if cap(slab)-len(slab) < size {
+			slab = make([]any, 0, 64+size)
+		}
+		l := slab[len(slab) : len(slab) : len(slab)+size]
+		slab = slab[:len(slab)+size]
+		return l
+	}
+	seq := NewSequence(context.Background(), obj, ApplyOptions{Namespace: "shop", NewMap: newMap, NewList: newList})
 	defer seq.Close()
 	for i, p := range patches {
 		changed, err := seq.Apply(p)
@@ -66,16 +77,22 @@ func TestSequenceMatchesFileByFile(t *testing.T) {
 		}
 	})
 	patches, data := benchPatchSet(t)
-	madeMaps = 0
+	madeMaps, madeLists = 0, 0
 	once := checkSequence(t, "bench", decodeObject(t, data), patches)
 	if madeMaps == 0 {
 		t.Error("the bench made no map with ApplyOptions.NewMap")
 	}
+	// its files copy lists (containers, env) and insert into them
+	// (containers[-], args[-]): every such list is NewList's
+	if madeLists < 8 {
+		t.Errorf("the bench made %d lists with ApplyOptions.NewList, want its 8 copies and insertions at least", madeLists)
+	}
 	checkSequence(t, "bench (again)", once, patches)
 }
 
-// madeMaps counts the maps checkSequence's NewMap made.
-var madeMaps int
+// madeMaps and madeLists count the maps and lists checkSequence's NewMap
+// and NewList made.
+var madeMaps, madeLists int
 
 // TestSequenceUnchangedAfterUndoing: a file that changes a value and then
 // sets it back, or writes inside a map and then sets the whole map back,

@@ -73,7 +73,7 @@ func (x *insertStep) apply(a *applier, s slot, cur any, c cursor) *problem {
 		}
 		return c.fail(err)
 	}
-	out := make([]any, 0, len(list)+1)
+	out := a.newList(len(list) + 1)
 	out = append(out, list[:pos]...)
 	out = append(out, item)
 	out = append(out, list[pos:]...)

@@ -77,6 +77,14 @@ func (c *Checker) Check(before, after map[string]any) error {
 	w := walkers.Get().(*walker)
 	err := w.object(before, after, root)
 	w.reset()
+	if err != nil {
+		// the walk took the changed keys of each map in the map's order,
+		// which is random: again in the order of their names, for the
+		// problem to report, the same on every call
+		w.ordered = true
+		err = w.object(before, after, root)
+		w.reset()
+	}
 	walkers.Put(w)
 	if err != nil {
 		return err
@@ -108,8 +116,12 @@ func (c *Checker) schema(apiVersion, kind string) *kpatch.CustomResourceSchema {
 type walker struct {
 	path []step // the keys and list items down to the value walked
 	// keys holds, level by level, the keys of the maps being walked that
-	// changed, sorted, with their values.
+	// changed, with their values; sorted when ordered.
 	keys []change
+	// ordered walks the changed keys of a map in the order of their
+	// names, as a check that found a problem does again to report the
+	// first; a check that finds none (most) walks them unsorted.
+	ordered bool
 	// held holds, level by level, the maps and lists an item of a list
 	// that grew or shrank may have been moved from, sorted.
 	held []uintptr
@@ -138,6 +150,7 @@ func (w *walker) reset() {
 	clear(w.path[:cap(w.path)])
 	clear(w.keys[:cap(w.keys)])
 	w.path, w.keys, w.held = w.path[:0], w.keys[:0], w.held[:0]
+	w.ordered = false
 }
 
 func (w *walker) fail(format string, args ...any) *FieldError {

@@ -224,3 +224,23 @@ func TestCheckCRD(t *testing.T) {
 		t.Errorf("Len %d", crds.Len())
 	}
 }
+
+// TestCheckReportsTheFirstProblemByName checks that a change with several
+// problems in one map reports the one whose key sorts first, on every
+// call, though the walk of a change without problems takes the keys in
+// the map's own (random) order.
+func TestCheckReportsTheFirstProblemByName(t *testing.T) {
+	c := &Checker{}
+	before := obj(t, deployment)
+	after := before
+	for _, k := range []string{"zeta", "mu", "alpha", "kappa", "omega", "beta", "gamma", "delta", "rho"} {
+		after = set(after, "x", "spec", k)
+	}
+	after = set(after, "many", "spec", "replicas") // a value problem, after "alpha"
+	for range 50 {
+		var fe *FieldError
+		if err := c.Check(before, after); !errors.As(err, &fe) || fe.Field != "spec.alpha" {
+			t.Fatalf("error %v, want the unknown field spec.alpha", err)
+		}
+	}
+}

@@ -120,7 +120,7 @@ func (w *walker) value(before, after any, n node) error {
 }
 
 // fields checks the keys of a map that changed, in the order of their
-// names.
+// names when the walk is ordered (else the map's).
 func (w *walker) fields(b, a map[string]any, n node) error {
 	start := len(w.keys)
 	defer func() { w.keys = w.keys[:start] }()
@@ -145,7 +145,9 @@ func (w *walker) fields(b, a map[string]any, n node) error {
 			}
 		}
 	}
-	slices.SortFunc(w.keys[start:end], func(x, y change) int { return strings.Compare(x.key, y.key) })
+	if w.ordered {
+		slices.SortFunc(w.keys[start:end], func(x, y change) int { return strings.Compare(x.key, y.key) })
+	}
 	for i := start; i < end; i++ {
 		// w.keys[start:end] stays as it is while deeper levels push
 		// theirs after it, even when that moves the stack
