@@ -81,10 +81,13 @@ type plan struct {
 	// ifAbsent sets the value only where the object holds none: an
 	// entry whose key ends in `?`.
 	ifAbsent bool
-	steps    []step
-	leaf     *typeNode
-	value    any    // the converted constant
-	raw      string // the constant's text when written plain, for text fields
+	// buildReadsItem says that an entry of build reads ${item}: the walk
+	// binds the item its path selects for them (readsItem).
+	buildReadsItem bool
+	steps          []step
+	leaf           *typeNode
+	value          any    // the converted constant
+	raw            string // the constant's text when written plain, for text fields
 	// src places the problems of a constant map or list that no schema
 	// typed at compile time (constantAs).
 	src   *treeSource
@@ -425,6 +428,7 @@ func compileInsertSection(ks *kindSchema, s *Section, r *route, build []route, c
 		if sub.err != nil && pl.err == nil {
 			pl.err = sub.err
 		}
+		pl.buildReadsItem = pl.buildReadsItem || sub.tmpl != nil && sub.tmpl.readsItem()
 		pl.build = append(pl.build, sub)
 	}
 	return pl

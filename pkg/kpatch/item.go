@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,24 +112,9 @@ func (v *Value) readsItem() bool {
 func treeReadsItem(tree any) bool { return anyTreeRef(tree, (*VarRef).IsItem) }
 
 // anyTreeRef reports whether a variable of the strings of tree
-// satisfies f, calling it on each until one does.
+// satisfies f (the variables References finds there).
 func anyTreeRef(tree any, f func(*VarRef) bool) bool {
-	return anyLeaf(tree, func(leaf any) bool {
-		s, ok := leaf.(string)
-		if !ok || !strings.Contains(s, "${") {
-			return false
-		}
-		parts, err := parseTemplate(s, 1)
-		if err != nil {
-			return false
-		}
-		for _, p := range parts {
-			if p.Var != nil && f(p.Var) {
-				return true
-			}
-		}
-		return false
-	})
+	return slices.ContainsFunc(appendTreeReferences(nil, tree, Position{}), func(r Reference) bool { return f(r.Var) })
 }
 
 // walksItems reports whether the step i of steps enters the existing
@@ -207,18 +193,9 @@ func (pl *plan) itemOfInsertion(steps []step) bool {
 }
 
 // readsItem reports whether the plan or the entries that build its
-// item read ${item}: its cursor then carries the item's variables.
-func (pl *plan) readsItem() bool {
-	if pl.itemValue() {
-		return true
-	}
-	for _, sub := range pl.build {
-		if sub.tmpl != nil && sub.tmpl.readsItem() {
-			return true
-		}
-	}
-	return false
-}
+// item read ${item}: its cursor then carries the item's variables. Both
+// are known when the plan compiles, so a run reads two fields.
+func (pl *plan) readsItem() bool { return pl.itemValue() || pl.buildReadsItem }
 
 // enter returns the cursor of the steps after c (or of c's step again,
 // for a field on every item) on item, the j-th item of the list c's
