@@ -341,3 +341,36 @@ func TestTenantReplacementsReadTheirOwnSources(t *testing.T) {
 		t.Errorf("warnings %q: want the tenant's unresolved source", resp.Warnings)
 	}
 }
+
+// TestTenantFileReadsItemsAndCEL: a tenant's file reads ${item}, a
+// per-item condition and a CEL value as the registry namespace's files
+// do, on the objects of its own namespace.
+func TestTenantFileReadsItemsAndCEL(t *testing.T) {
+	w, events := tenantWatcher(t, tenantConfigMap("team-a", "mine", map[string]string{"t.kpatch": "[deployment.*]\nlabels.by: ${cel: object.metadata.namespace}\n\n" +
+		"[deployment.*.containers.*]\n# kpatch:when: item.name != 'skip'\nworkingDir: /srv/${item.name}\n"}))
+	reg := w.Current()
+	obj := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "team-a"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "app", "image": "app:1"}, map[string]any{"name": "skip", "image": "skip:1"}}}}}}
+	run, err := apply.RunObject(context.Background(), obj, reg.Candidates("Deployment", "team-a", "web"), &apply.Options{ApplyOptions: kpatch.ApplyOptions{Namespace: "team-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed := run.Failed(); len(failed) > 0 {
+		t.Fatal(failed[0].Err)
+	}
+	md := run.Out["metadata"].(map[string]any)
+	if by, _ := md["labels"].(map[string]any)["by"].(string); by != "team-a" {
+		t.Errorf("label by=%q, want team-a (the CEL value)", by)
+	}
+	containers := run.Out["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+	if got := containers[0].(map[string]any)["workingDir"]; got != "/srv/app" {
+		t.Errorf("container app: workingDir %v, want /srv/app", got)
+	}
+	if got, ok := containers[1].(map[string]any)["workingDir"]; ok {
+		t.Errorf("container skip: workingDir %v, want none (its condition does not hold)", got)
+	}
+	if ev := events.take(); len(ev) != 0 {
+		t.Errorf("events %+v", ev)
+	}
+}
