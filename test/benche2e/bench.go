@@ -31,11 +31,13 @@ type scenario struct {
 // bench is the control plane, the webhook and the scenarios, ready to
 // measure.
 type bench struct {
-	cluster       *cluster.Cluster
-	webhook       *cluster.Webhook
-	webhookLog    bytes.Buffer
-	fixed         *fixedWebhook
-	builds        builds
+	cluster    *cluster.Cluster
+	webhook    *cluster.Webhook
+	webhookLog bytes.Buffer
+	fixed      *fixedWebhook
+	builds     builds
+	// profiling runs the webhook with --profiling (-profile).
+	profiling     bool
 	api           rest.Interface
 	serverVersion string
 	scenarios     []scenario
@@ -44,12 +46,12 @@ type bench struct {
 // startBench starts the control plane, the webhook and the fixed webhook,
 // installs the registry file and the policy, and checks that each scenario changes the
 // Deployment as it should.
-func startBench(ctx context.Context, deployment []byte, mapPatchType admissionregistrationv1.PatchType, compare builds) (*bench, error) {
+func startBench(ctx context.Context, deployment []byte, mapPatchType admissionregistrationv1.PatchType, compare builds, profiling bool) (*bench, error) {
 	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{cluster: c, builds: compare}
+	b := &bench{cluster: c, builds: compare, profiling: profiling}
 	if err := b.setUp(ctx, deployment, mapPatchType); err != nil {
 		return nil, errors.Join(err, b.stop())
 	}
@@ -127,11 +129,35 @@ func (b *bench) startWebhook(ctx context.Context) error {
 		return err
 	}
 	// Errors only, as test/load runs it: the figure is the admission path.
-	b.webhook, err = b.cluster.StartWebhook(ctx, bin, 0, &b.webhookLog, "--zap-log-level", "error")
+	flags := []string{"--zap-log-level", "error"}
+	if b.profiling {
+		flags = append(flags, "--profiling")
+	}
+	b.webhook, err = b.cluster.StartWebhook(ctx, bin, 0, &b.webhookLog, flags...)
 	if err != nil {
 		return fmt.Errorf("%w\n%s", err, b.webhookLog.String())
 	}
 	return nil
+}
+
+// webhookNames are the names of the measured scenarios' webhooks, as the
+// API server's metrics label their calls.
+func (b *bench) webhookNames() map[string]string {
+	names := map[string]string{"fixed": benchWebhookName("bench-fixed"), "webhook": cluster.WebhookName}
+	for _, c := range b.builds {
+		names[c.name] = benchWebhookName("bench-" + c.name)
+	}
+	return names
+}
+
+// scrapeWebhookCalls reads callMetric from the API server's own metrics,
+// per webhook.
+func (b *bench) scrapeWebhookCalls(ctx context.Context) (map[string]histogramTotals, error) {
+	body, err := b.api.Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the API server's metrics: %w", err)
+	}
+	return parseHistogramByLabel(bytes.NewReader(body), callMetric, "name")
 }
 
 // connect makes the client of the measured requests: raw bytes in and

@@ -161,6 +161,11 @@ func reviewUID(review []byte) ([]byte, bool) {
 	return nil, false
 }
 
+// benchWebhookName is the name of the webhook of the configuration
+// installWebhookConfiguration installs as config, as the API server's
+// metrics label its calls.
+func benchWebhookName(config string) string { return config + ".bench.kpatch.dev" }
+
 // installWebhookConfiguration registers the webhook at url with the API
 // server, as the MutatingWebhookConfiguration name, for Deployments in
 // namespace ns, with the settings of kpatch's own configuration
@@ -174,7 +179,7 @@ func installWebhookConfiguration(ctx context.Context, c client.Client, name, url
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    name + ".bench.kpatch.dev",
+			Name:                    benchWebhookName(name),
 			AdmissionReviewVersions: []string{"v1"},
 			SideEffects:             &sideEffects,
 			FailurePolicy:           &failure,

@@ -10,12 +10,15 @@
 // interleaved, one request each per iteration in a rotating order, so
 // that the machine's noise hits them alike. It prints the latency
 // percentiles of each, their ratios (webhook / fixed among them), and the
-// webhook's own server-side mean from its metrics. -compare NAME=BINARY
+// webhook's own server-side mean from its metrics and, from the API
+// server's metrics, its mean call of each webhook (the round trip as the
+// API server sees it). -profile PATH saves the webhook's CPU profile over
+// the measured iterations. -compare NAME=BINARY
 // measures another build of cmd/webhook beside the webhook, in a
 // namespace of its own, with the same registry file: two builds compared
 // in one run meet the same noise.
 //
-//	go run ./test/benche2e [-n 500] [-warmup 50] [-map-patch-type JSONPatch] [-compare NAME=BINARY]...    (make bench-e2e)
+//	go run ./test/benche2e [-n 500] [-warmup 50] [-map-patch-type JSONPatch] [-profile PATH] [-compare NAME=BINARY]...    (make bench-e2e)
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
@@ -41,6 +45,9 @@ type options struct {
 	mapPatchType admissionregistrationv1.PatchType
 	// compare are other builds of the webhook, measured beside it.
 	compare builds
+	// profile is where the webhook's CPU profile of the measured
+	// iterations goes ("": none).
+	profile string
 }
 
 func main() {
@@ -49,6 +56,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 50, "unmeasured dry-run creates per scenario before measuring")
 	flag.StringVar((*string)(&o.mapPatchType), "map-patch-type", string(admissionregistrationv1.PatchTypeJSONPatch),
 		"how the MutatingAdmissionPolicy makes the change: JSONPatch or ApplyConfiguration")
+	flag.StringVar(&o.profile, "profile", "", "save the webhook's CPU profile of the measured iterations to this file (go tool pprof)")
 	flag.Var(&o.compare, "compare", "NAME=BINARY: another build of cmd/webhook, measured beside the webhook as scenario NAME (repeatable)")
 	flag.Parse()
 	if err := o.validate(); err != nil {
@@ -67,6 +75,9 @@ func main() {
 // compareFlags are the -compare flags as given.
 func (o options) compareFlags() string {
 	var s strings.Builder
+	if o.profile != "" {
+		fmt.Fprintf(&s, " -profile %s", o.profile)
+	}
 	for _, c := range o.compare {
 		fmt.Fprintf(&s, " -compare %s=%s", c.name, c.binary)
 	}
@@ -77,6 +88,9 @@ func (o options) validate() error {
 	if o.n < 1 || o.warmup < 0 {
 		return errors.New("-n must be at least 1 and -warmup at least 0")
 	}
+	if o.profile != "" && o.warmup < 1 {
+		return errors.New("-profile needs a warm-up (-warmup at least 1): its length is timed from it")
+	}
 	_, err := mutation(o.mapPatchType)
 	return err
 }
@@ -86,7 +100,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%w (run from the repository root)", err)
 	}
-	b, err := startBench(ctx, deployment, o.mapPatchType, o.compare)
+	b, err := startBench(ctx, deployment, o.mapPatchType, o.compare, o.profile != "")
 	if err != nil {
 		return err
 	}
@@ -95,9 +109,16 @@ func run(ctx context.Context, o options) (err error) {
 	fmt.Printf("# go run ./test/benche2e -n %d -warmup %d -map-patch-type %s%s\n", o.n, o.warmup, o.mapPatchType, o.compareFlags())
 	fmt.Printf("kube-apiserver %s, %d-byte Deployment, %d dry-run creates per scenario after %d of warm-up, interleaved\n\n",
 		b.serverVersion, len(deployment), o.n, o.warmup)
+	warmStart := time.Now()
 	if _, err := b.measure(ctx, o.warmup); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	var profiled <-chan error
+	if o.profile != "" {
+		perIteration := time.Since(warmStart) / time.Duration(o.warmup)
+		profiled = cpuProfile(ctx, b.webhook, profileSeconds(perIteration, o.n), o.profile)
+	}
+	callsBefore, callErr := b.scrapeWebhookCalls(ctx)
 	token, scrapeErr := b.cluster.MetricsToken(ctx)
 	before, err1 := scrapeWebhookLatency(ctx, b.cluster, b.webhook, token)
 	scrapeErr = errors.Join(scrapeErr, err1)
@@ -110,6 +131,14 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	cpuAfter, err4 := b.webhook.CPUSeconds()
 	after, err2 := scrapeWebhookLatency(ctx, b.cluster, b.webhook, token)
-	report(os.Stdout, results, b.builds, serverSide(before, after, cpuBefore, cpuAfter, errors.Join(scrapeErr, err2, err3, err4)))
+	callsAfter, err5 := b.scrapeWebhookCalls(ctx)
+	report(os.Stdout, results, b.builds, serverSide(before, after, cpuBefore, cpuAfter, errors.Join(scrapeErr, err2, err3, err4)),
+		webhookCalls(callsBefore, callsAfter, b.webhookNames(), errors.Join(callErr, err5)))
+	if profiled != nil {
+		if err := <-profiled; err != nil {
+			return err
+		}
+		fmt.Printf("the webhook's CPU profile of the measured iterations: %s (go tool pprof -top %s)\n", o.profile, o.profile)
+	}
 	return nil
 }

@@ -18,6 +18,11 @@ import (
 // server spends on a request, from reading it to writing the answer.
 const latencyMetric = "controller_runtime_webhook_latency_seconds"
 
+// callMetric is the API server's histogram of its calls to admission
+// webhooks, labelled by the webhook's name: the whole round trip as the
+// API server sees it, from sending the review to having read the answer.
+const callMetric = "apiserver_admission_webhook_admission_duration_seconds"
+
 // errNoHistogram is returned when the metrics hold no sample of the
 // histogram asked for.
 var errNoHistogram = errors.New("no such histogram in the metrics")
@@ -77,6 +82,70 @@ func parseHistogramTotals(r io.Reader, name string) (histogramTotals, error) {
 	return t, nil
 }
 
+// parseHistogramByLabel adds up the _sum and _count samples of the
+// histogram name in the Prometheus text format, per value of label
+// (samples without it are left out).
+func parseHistogramByLabel(r io.Reader, name, label string) (map[string]histogramTotals, error) {
+	out := map[string]histogramTotals{}
+	scanner := bufio.NewScanner(r)
+	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for scanner.Scan() {
+		line := scanner.Text()
+		metric, value, ok := sample(line)
+		if !ok || (metric != name+"_sum" && metric != name+"_count") {
+			continue
+		}
+		key, ok := labelValue(line, label)
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", line, err)
+		}
+		t := out[key]
+		if metric == name+"_sum" {
+			t.sum += v
+		} else {
+			t.count += v
+		}
+		out[key] = t
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s by %s: %w", name, label, errNoHistogram)
+	}
+	return out, nil
+}
+
+// labelValue is the value of label in a sample line's {labels}; label
+// values the API server writes hold no quote or backslash.
+func labelValue(line, label string) (string, bool) {
+	open, closing := strings.IndexByte(line, '{'), strings.LastIndexByte(line, '}')
+	if open < 0 || closing < open {
+		return "", false
+	}
+	for _, pair := range strings.Split(line[open+1:closing], ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		if ok && k == label && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			return v[1 : len(v)-1], true
+		}
+	}
+	return "", false
+}
+
+// meanDelta is the mean of the samples added between before and after,
+// 0 when none were.
+func meanDelta(before, after histogramTotals) time.Duration {
+	n := after.count - before.count
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration((after.sum - before.sum) / n * float64(time.Second))
+}
+
 // sample splits a sample line of the text format, `name{labels} value
 // [timestamp]`, into the metric's name and its value.
 func sample(line string) (name, value string, ok bool) {
@@ -125,4 +194,26 @@ func serverSide(before, after histogramTotals, cpuBefore, cpuAfter float64, err 
 	mean := time.Duration((after.sum - before.sum) / n * float64(time.Second))
 	cpu := time.Duration((cpuAfter - cpuBefore) / n * float64(time.Second))
 	return serverSideFigure{mean: mean, cpu: cpu, requests: int(n)}
+}
+
+// callFigure is the API server's mean call of each measured webhook over
+// the run, by scenario name, or why it is unavailable.
+type callFigure struct {
+	means map[string]time.Duration
+	err   error
+}
+
+// webhookCalls is the figure from the API server's callMetric before and
+// after the run; names maps a scenario to its webhook's name.
+func webhookCalls(before, after map[string]histogramTotals, names map[string]string, err error) callFigure {
+	if err != nil {
+		return callFigure{err: err}
+	}
+	means := map[string]time.Duration{}
+	for scenario, name := range names {
+		if d := meanDelta(before[name], after[name]); d > 0 {
+			means[scenario] = d
+		}
+	}
+	return callFigure{means: means}
 }

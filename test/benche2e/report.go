@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -35,7 +36,7 @@ const targetWebhookOverMAP = 1.15
 const targetWebhookOverFixed = 1.03
 
 // report prints the table, the ratios and the webhook's server-side mean.
-func report(w io.Writer, results []result, builds builds, server serverSideFigure) {
+func report(w io.Writer, results []result, builds builds, server serverSideFigure, calls callFigure) {
 	sums := map[string]summary{}
 	fmt.Fprintf(w, "%-10s %9s %9s %9s %9s %9s %6s\n", "scenario", "p50", "p90", "p99", "mean", "p50/floor", "wrong")
 	for _, r := range results {
@@ -70,6 +71,7 @@ func report(w io.Writer, results []result, builds builds, server serverSideFigur
 			latencyMetric, us(server.mean), server.requests)
 		fmt.Fprintf(w, "webhook process CPU time per request: %s\n", us(server.cpu))
 	}
+	reportCalls(w, results, calls)
 	for _, r := range results {
 		if r.wrong > 0 {
 			fmt.Fprintf(w, "warning: %d answers of %s did not show the change as expected: its figures mix in other paths\n", r.wrong, r.name)
@@ -87,3 +89,23 @@ func ratio(a, b time.Duration) float64 {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond)) }
+
+// reportCalls prints the API server's mean call of each webhook, and how
+// much longer the webhook's is than the fixed webhook's.
+func reportCalls(w io.Writer, results []result, calls callFigure) {
+	if calls.err != nil {
+		fmt.Fprintf(w, "the API server's mean webhook call (%s): unavailable: %v\n", callMetric, calls.err)
+		return
+	}
+	var parts []string
+	for _, r := range results {
+		if d, ok := calls.means[r.name]; ok {
+			parts = append(parts, r.name+" "+ms(d))
+		}
+	}
+	fmt.Fprintf(w, "the API server's mean webhook call (%s): %s", callMetric, strings.Join(parts, ", "))
+	if webhook, fixed := calls.means["webhook"], calls.means["fixed"]; webhook > 0 && fixed > 0 {
+		fmt.Fprintf(w, "; webhook - fixed %s", ms(webhook-fixed))
+	}
+	fmt.Fprintln(w)
+}

@@ -45,6 +45,10 @@ const InjectLabel = "kpatch.dev/inject"
 // Start installs; StartWebhook has the webhook keep its path token in it.
 const WebhookConfiguration = "kpatch"
 
+// WebhookName is the name of the webhook in the configuration Start
+// installs, as the API server's metrics label its calls.
+const WebhookName = "mutate.kpatch.dev"
+
 // PathTokenSecret is the Secret of the registry namespace where the
 // webhook keeps its path token (--path-token-secret's default).
 const PathTokenSecret = "kpatch-webhook-path-token"
@@ -270,7 +274,7 @@ func webhookConfiguration(o Options) *admissionregistrationv1.MutatingWebhookCon
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: WebhookConfiguration},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name:                    "mutate.kpatch.dev",
+			Name:                    WebhookName,
 			AdmissionReviewVersions: []string{"v1"},
 			SideEffects:             &sideEffects,
 			FailurePolicy:           &failure,
