@@ -126,3 +126,35 @@ func BenchmarkHandleEmpty(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHandleBenchE2EChange is the admission `make bench-e2e` measures
+// end to end: its registry file (test/benche2e/testdata/change.kpatch: an
+// annotation and a container's cpu request, two sections) on the
+// benchmark Deployment. Its time here, in a hot loop, against the
+// webhook's own kpatch_apply_duration_seconds and server-side mean in
+// that run, is the cost of a cold core (docs/performance.md).
+func BenchmarkHandleBenchE2EChange(b *testing.B) {
+	src, err := os.ReadFile("../../test/benche2e/testdata/change.kpatch")
+	if err != nil {
+		b.Fatal(err)
+	}
+	built := (&registry.Compiler{}).Build([]corev1.ConfigMap{configMap("bench", map[string]string{"change.kpatch": string(src)})}, nil)
+	if len(built.Problems) != 0 || built.Registry.Active() != 1 {
+		b.Fatalf("registry: %v", built.Problems)
+	}
+	raw, err := os.ReadFile("../kpatch/testdata/bench/deployment.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := &Handler{Registry: func() *registry.Registry { return built.Registry }}
+	req := request(admissionv1.Create, "shop", string(raw))
+	resp := h.Handle(context.Background(), req)
+	if !resp.Allowed || !bytes.Contains(resp.Patch, []byte(`"/spec/template/spec/containers/0/resources/requests/cpu","value":"250m"`)) ||
+		!bytes.Contains(resp.Patch, []byte(`example.com~1owner`)) {
+		b.Fatalf("not the change: %s", resp.Patch)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.Handle(context.Background(), req)
+	}
+}

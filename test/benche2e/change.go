@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 
@@ -18,12 +19,11 @@ const (
 )
 
 // registryFile is the change as a kpatch registry file: two sections.
-const registryFile = `[deployment.web]
-annotations[example.com/owner]: team-a
-
-[deployment.web.containers.name=app]
-resources.requests.cpu: 250m
-`
+// pkg/admission's BenchmarkHandleBenchE2EChange measures the same file in
+// process.
+//
+//go:embed testdata/change.kpatch
+var registryFile string
 
 // policyJSONPatch is the change as a MutatingAdmissionPolicy's JSONPatch
 // mutation: the cheapest form for the API server. Like any JSONPatch it

@@ -33,17 +33,33 @@ type histogramTotals struct {
 	count float64
 }
 
-// scrapeWebhookLatency reads latencyMetric from the webhook's metrics
-// endpoint, over HTTPS with a token allowed to read it.
-func scrapeWebhookLatency(ctx context.Context, c *cluster.Cluster, w *cluster.Webhook, token string) (histogramTotals, error) {
+// applyMetric is the webhook's histogram of the time it takes to apply
+// the files to one object: binding their values, the engine, the check
+// against the kind's schema and the JSONPatch (not reading, decoding or
+// answering the review).
+const applyMetric = "kpatch_apply_duration_seconds"
+
+// webhookTotals are the webhook's own histograms read at one time.
+type webhookTotals struct {
+	latency, apply histogramTotals
+}
+
+// scrapeWebhookLatency reads latencyMetric and applyMetric from the
+// webhook's metrics endpoint, over HTTPS with a token allowed to read it.
+func scrapeWebhookLatency(ctx context.Context, c *cluster.Cluster, w *cluster.Webhook, token string) (webhookTotals, error) {
 	code, body, err := c.Scrape(ctx, w, token)
 	if err != nil {
-		return histogramTotals{}, err
+		return webhookTotals{}, err
 	}
 	if code != http.StatusOK {
-		return histogramTotals{}, fmt.Errorf("GET %s: %d", w.MetricsURL, code)
+		return webhookTotals{}, fmt.Errorf("GET %s: %d", w.MetricsURL, code)
 	}
-	return parseHistogramTotals(strings.NewReader(body), latencyMetric)
+	latency, err := parseHistogramTotals(strings.NewReader(body), latencyMetric)
+	if err != nil {
+		return webhookTotals{}, err
+	}
+	apply, err := parseHistogramTotals(strings.NewReader(body), applyMetric)
+	return webhookTotals{latency: latency, apply: apply}, err
 }
 
 // parseHistogramTotals adds up the _sum and _count samples of the
@@ -172,28 +188,29 @@ func sample(line string) (name, value string, ok bool) {
 }
 
 // serverSideFigure is the webhook's own mean time per request over the
-// run and the CPU time its process used per request (cpu 0 when it could
-// not be read), or why they are unavailable.
+// run, the part of it spent applying the files, and the CPU time its
+// process used per request (cpu 0 when it could not be read), or why
+// they are unavailable.
 type serverSideFigure struct {
 	mean     time.Duration
+	apply    time.Duration
 	cpu      time.Duration
 	requests int
 	err      error
 }
 
-// serverSide is the figure from the histogram's totals and the process's
+// serverSide is the figure from the histograms' totals and the process's
 // CPU seconds before and after the run.
-func serverSide(before, after histogramTotals, cpuBefore, cpuAfter float64, err error) serverSideFigure {
+func serverSide(before, after webhookTotals, cpuBefore, cpuAfter float64, err error) serverSideFigure {
 	if err != nil {
 		return serverSideFigure{err: err}
 	}
-	n := after.count - before.count
+	n := after.latency.count - before.latency.count
 	if n <= 0 {
 		return serverSideFigure{err: errors.New("the webhook counted no request during the run")}
 	}
-	mean := time.Duration((after.sum - before.sum) / n * float64(time.Second))
 	cpu := time.Duration((cpuAfter - cpuBefore) / n * float64(time.Second))
-	return serverSideFigure{mean: mean, cpu: cpu, requests: int(n)}
+	return serverSideFigure{mean: meanDelta(before.latency, after.latency), apply: meanDelta(before.apply, after.apply), cpu: cpu, requests: int(n)}
 }
 
 // callFigure is the API server's mean call of each measured webhook over

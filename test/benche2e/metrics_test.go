@@ -38,14 +38,19 @@ func TestParseHistogramTotalsMissing(t *testing.T) {
 }
 
 func TestServerSideIsTheDeltaMean(t *testing.T) {
-	got := serverSide(histogramTotals{sum: 1, count: 100}, histogramTotals{sum: 1.05, count: 200}, 2, 2.03, nil)
+	before := webhookTotals{latency: histogramTotals{sum: 1, count: 100}, apply: histogramTotals{sum: 0.1, count: 90}}
+	after := webhookTotals{latency: histogramTotals{sum: 1.05, count: 200}, apply: histogramTotals{sum: 0.102, count: 190}}
+	got := serverSide(before, after, 2, 2.03, nil)
 	if got.err != nil || got.requests != 100 || got.mean.Round(time.Microsecond) != 500*time.Microsecond {
 		t.Errorf("got %+v, want 500µs over 100 requests", got)
+	}
+	if got.apply.Round(time.Microsecond) != 20*time.Microsecond {
+		t.Errorf("apply %v per request, want 20µs", got.apply)
 	}
 	if got.cpu.Round(time.Microsecond) != 300*time.Microsecond {
 		t.Errorf("cpu %v per request, want 300µs", got.cpu)
 	}
-	if got := serverSide(histogramTotals{count: 3}, histogramTotals{count: 3}, 0, 0, nil); got.err == nil {
+	if got := serverSide(webhookTotals{latency: histogramTotals{count: 3}}, webhookTotals{latency: histogramTotals{count: 3}}, 0, 0, nil); got.err == nil {
 		t.Error("no request counted: want an error")
 	}
 }

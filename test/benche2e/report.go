@@ -67,8 +67,8 @@ func report(w io.Writer, results []result, builds builds, server serverSideFigur
 	if server.err != nil {
 		fmt.Fprintf(w, "webhook server-side mean (%s): unavailable: %v\n", latencyMetric, server.err)
 	} else {
-		fmt.Fprintf(w, "webhook server-side mean (%s): %s over %d requests\n",
-			latencyMetric, us(server.mean), server.requests)
+		fmt.Fprintf(w, "webhook server-side mean (%s): %s over %d requests, of it applying the files (%s: values, engine, check, JSONPatch) %s\n",
+			latencyMetric, us(server.mean), server.requests, applyMetric, us(server.apply))
 		fmt.Fprintf(w, "webhook process CPU time per request: %s\n", us(server.cpu))
 	}
 	reportCalls(w, results, calls)
