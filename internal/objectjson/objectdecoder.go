@@ -291,12 +291,17 @@ func (b *objectBuilder) strAt(start, end int) (string, error) {
 }
 
 // unquote decodes the string data[start:end], quotes included: sliced
-// from the document when it decodes to itself, else unquoted by
-// encoding/json.
+// from the document when it decodes to itself, unescaped when its
+// escapes need no repair (unescape), else unquoted by encoding/json.
 func (b *objectBuilder) unquote(start, end int, escaped, ascii bool) (string, error) {
 	lit := b.data[start+1 : end-1]
 	if !escaped && (ascii || utf8.ValidString(lit)) {
 		return lit, nil
+	}
+	if escaped {
+		if s, ok := unescape(lit); ok {
+			return s, nil
+		}
 	}
 	var s string
 	if err := json.Unmarshal([]byte(b.data[start:end]), &s); err != nil {
