@@ -193,7 +193,8 @@ func (r *lintRun) lint(found *lint.Findings) error {
 	}
 	patches, _ := reg.PatchFiles()
 	if r.schema != nil {
-		paramusage.Report(r.schema, r.schemaFile, paramusage.References(paramusage.SyntaxTrees(patches)), found)
+		refs := append(paramusage.References(paramusage.SyntaxTrees(patches)), paramusage.ExpressionReferences(patches, r.schema)...)
+		paramusage.Report(r.schema, r.schemaFile, refs, found)
 	}
 	if len(r.manifests) == 0 {
 		return nil

@@ -24,7 +24,8 @@ func newParamsCommand(s streams) *cobra.Command {
 		Short: "Print a parameter schema and the patch files that use each parameter",
 		Long: `Print the parameters of a schema (parameters.yaml) as a table: name, type,
 default, whether it is required, description, and the patch files that read it
-(${values.NAME} or ${features.NAME}), in the order of the schema.
+(${values.NAME} or ${features.NAME}, or params.NAME in a CEL condition or
+value), in the order of the schema.
 
 The schema is the file named parameters.yaml among the arguments, or in a
 directory given (a registry ConfigMap laid out as a directory), or the file of
@@ -82,7 +83,7 @@ func (o *paramsOptions) run(s streams, args []string) error {
 		found.Print(s.err)
 		return errReported
 	}
-	refs := paramusage.References(trees)
+	refs := append(paramusage.References(trees), paramusage.ExpressionReferences(paramusage.Compile(trees), schema)...)
 	if err := paramusage.Table(s.out, schema, refs); err != nil {
 		return err
 	}

@@ -87,3 +87,30 @@ func TestApplyParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestParamsCountsWhatCELReads: a parameter read only as params in CEL is
+// used by its file, for kpatch params and kpatch lint --parameters alike;
+// params read by a computed key may read any parameter, so none is unused.
+func TestParamsCountsWhatCELReads(t *testing.T) {
+	files := map[string]string{
+		"reg/parameters.yaml": "parameters:\n- {name: tier, type: string, default: silver}\n- {name: zone, type: string, default: a}\n",
+		"reg/tier.kpatch":     "[deployment.web]\nlabels.tier: ${cel: params.tier}\n",
+		"reg/any.kpatch":      "# kpatch:when: params[object.metadata.name] == 'on'\n[deployment.web]\nlabels.any: \"yes\"\n",
+	}
+	code, stdout, stderr := runCLI(t, files, "", "params", "reg")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"tier   string   silver    no                       reg/any.kpatch,reg/tier.kpatch", "zone   string   a         no                       reg/any.kpatch"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("warnings: %s", stderr)
+	}
+	code, stdout, stderr = runCLI(t, files, "", "lint", "--parameters", "reg/parameters.yaml", "reg/tier.kpatch")
+	if code != 0 || !strings.Contains(stdout, `parameter "zone" is declared`) || strings.Contains(stdout, `"tier"`) {
+		t.Errorf("lint exit %d: %s%s", code, stdout, stderr)
+	}
+}

@@ -14,10 +14,12 @@ import (
 )
 
 // Reference is one variable a patch file reads, as "values.NAME" or
-// "features.NAME" (NAME may be dotted), and where.
+// "features.NAME" (NAME may be dotted), and where; text is how the file
+// writes it: ${values.NAME}, or params.NAME in CEL.
 type Reference struct {
-	ref string
-	pos kpatch.Position
+	ref  string
+	text string
+	pos  kpatch.Position
 }
 
 // SyntaxTrees returns the syntax trees of the patches.
@@ -35,10 +37,48 @@ func References(files []*kpatch.File) []Reference {
 	var refs []Reference
 	for _, f := range files {
 		for _, r := range f.References() {
-			refs = append(refs, Reference{ref: strings.TrimSuffix(strings.TrimPrefix(r.Var.String(), "${"), "}"), pos: r.Pos})
+			ref := strings.TrimSuffix(strings.TrimPrefix(r.Var.String(), "${"), "}")
+			refs = append(refs, Reference{ref: ref, text: "${" + ref + "}", pos: r.Pos})
 		}
 	}
 	return refs
+}
+
+// ExpressionReferences are the parameters the patches' CEL reads as
+// params (kpatch.Patch.ParamReads: conditions, ${cel: } values, foreach
+// lists), as References at the expression: params.NAME reads
+// ${values.NAME}; params as a whole, or by a computed key, reads every
+// parameter of the schema (nil: none).
+func ExpressionReferences(patches []*kpatch.Patch, schema *parameters.Schema) []Reference {
+	var refs []Reference
+	for _, p := range patches {
+		for _, r := range p.ParamReads() {
+			if !r.Whole {
+				refs = append(refs, Reference{ref: "values." + r.Name, text: "params." + r.Name, pos: r.Pos})
+				continue
+			}
+			if schema == nil {
+				continue
+			}
+			for _, name := range schema.Names() {
+				refs = append(refs, Reference{ref: "values." + name, text: "params", pos: r.Pos})
+			}
+		}
+	}
+	return refs
+}
+
+// Compile compiles the syntax trees that compile, for
+// ExpressionReferences; a tree that does not is left out (its
+// ${values.NAME} still count, from References).
+func Compile(trees []*kpatch.File) []*kpatch.Patch {
+	var patches []*kpatch.Patch
+	for _, f := range trees {
+		if p, err := kpatch.Compile(f); err == nil {
+			patches = append(patches, p)
+		}
+	}
+	return patches
 }
 
 // errUsage is the cause of the warnings that compare a schema with the
@@ -75,7 +115,7 @@ func Report(schema *parameters.Schema, schemaFile string, refs []Reference, foun
 		if !undeclared[r.ref] {
 			continue
 		}
-		msg := fmt.Sprintf("${%s} reads no parameter declared in %s", r.ref, schemaFile)
+		msg := fmt.Sprintf("%s reads no parameter declared in %s", r.text, schemaFile)
 		if _, name, _ := strings.Cut(r.ref, "."); name != "" {
 			name, _, _ = strings.Cut(name, ".")
 			if p, ok := schema.Lookup(name); ok {

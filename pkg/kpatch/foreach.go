@@ -162,11 +162,18 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 // params binds the file to the values as its conditions' does.
 func (p *Patch) Expressions() []*condition.Expression {
 	var out []*condition.Expression
+	p.eachExpression(func(e *condition.Expression, _ Position) { out = append(out, e) })
+	return out
+}
+
+// eachExpression calls f with each expression of Expressions, in their
+// order, and where it is written: a foreach line, or the entry's value.
+func (p *Patch) eachExpression(f func(e *condition.Expression, pos Position)) {
 	seen := map[*condition.Expression]bool{}
-	add := func(e *condition.Expression) {
+	add := func(e *condition.Expression, pos Position) {
 		if e != nil && !seen[e] {
 			seen[e] = true
-			out = append(out, e)
+			f(e, pos)
 		}
 	}
 	addPlan := func(pl *plan) {
@@ -176,15 +183,15 @@ func (p *Patch) Expressions() []*condition.Expression {
 			}
 			for _, part := range q.tmpl.Parts {
 				if part.Var != nil && part.Var.CEL != nil {
-					add(part.Var.CEL.expr)
+					add(part.Var.CEL.expr, Position{File: p.name, Line: q.line, Column: q.valueCol})
 				}
 			}
 		}
 	}
 	for _, s := range p.sections {
 		if s.foreach != nil {
-			add(s.foreach.list)
-			add(s.foreach.when)
+			add(s.foreach.list, s.foreach.listPos)
+			add(s.foreach.when, s.foreach.whenPos)
 		}
 		for _, op := range s.ops {
 			addPlan(op.generic)
@@ -193,7 +200,6 @@ func (p *Patch) Expressions() []*condition.Expression {
 			}
 		}
 	}
-	return out
 }
 
 // HasExpressions reports whether the patch has CEL expressions beside its
