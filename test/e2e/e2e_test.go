@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -23,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kpatch.dev/kpatch/test/cluster"
 )
@@ -40,6 +42,10 @@ func TestMain(m *testing.M) {
 		fmt.Println("e2e:", reason)
 		os.Exit(0)
 	}
+	// the tests read the webhook's log (logs), not controller-runtime's
+	// clients': without a logger set, controller-runtime prints a stack
+	// trace saying so in the middle of the suite's output
+	ctrllog.SetLogger(logr.Discard())
 	os.Exit(run(m))
 }
 
