@@ -72,8 +72,8 @@ func main() {
 	}
 }
 
-// compareFlags are the -compare flags as given.
-func (o options) compareFlags() string {
+// extraFlags are the -profile and -compare flags as given.
+func (o options) extraFlags() string {
 	var s strings.Builder
 	if o.profile != "" {
 		fmt.Fprintf(&s, " -profile %s", o.profile)
@@ -106,7 +106,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	defer func() { err = errors.Join(err, b.stop()) }()
 
-	fmt.Printf("# go run ./test/benche2e -n %d -warmup %d -map-patch-type %s%s\n", o.n, o.warmup, o.mapPatchType, o.compareFlags())
+	fmt.Printf("# go run ./test/benche2e -n %d -warmup %d -map-patch-type %s%s\n", o.n, o.warmup, o.mapPatchType, o.extraFlags())
 	fmt.Printf("kube-apiserver %s, %d-byte Deployment, %d dry-run creates per scenario after %d of warm-up, interleaved\n\n",
 		b.serverVersion, len(deployment), o.n, o.warmup)
 	warmStart := time.Now()
