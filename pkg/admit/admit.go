@@ -128,7 +128,7 @@ func Admit(ctx context.Context, log logr.Logger, p *Policy, reg Registry, in *Ob
 	if obj == nil {
 		res.maps = objectjson.TakeMaps()
 		var err error
-		if obj, err = objectjson.Decode(in.Raw, res.maps); err != nil {
+		if obj, err = objectjson.Decode(decodable(in.Raw, files), res.maps); err != nil {
 			res.Err = decodeFailed(err)
 			return res
 		}
@@ -201,4 +201,19 @@ const AppliedAnnotation = "kpatch.dev/applied"
 // is decoded only then.
 func mentionsApplied(raw []byte) bool {
 	return bytes.Contains(raw, []byte(AppliedAnnotation))
+}
+
+// decodable is the object raw as the files need it decoded: without its
+// metadata.managedFields (about half of what the API server sends) when
+// none of them may read or write them (apply.Meta.ManagedFields), so
+// that the answer's JSONPatch, computed without them before and after,
+// leaves the API server's own as they are.
+func decodable(raw []byte, files []apply.File) []byte {
+	for _, f := range files {
+		if f.Meta().ManagedFields {
+			return raw
+		}
+	}
+	cut, _ := objectjson.WithoutManagedFields(raw)
+	return cut
 }

@@ -19,6 +19,11 @@ type Meta struct {
 	// or CEL expressions (`${cel: EXPR}` values, `# kpatch:foreach:`):
 	// its run reads Options.Admission.
 	Conditional bool
+	// ManagedFields says that the file may read or write the object's
+	// metadata.managedFields (kpatch.Patch.ReadsManagedFields; always,
+	// for a replacements file): when no file that applies to an object
+	// may, it is decoded without them.
+	ManagedFields bool
 	// Reconcile says that the file opts in to the reconcile of existing
 	// objects (`# kpatch:reconcile: true`): an object the drift scan
 	// finds it would change now is updated through the API server

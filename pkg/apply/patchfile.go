@@ -51,12 +51,12 @@ func (f PatchFile) WithValues(values *kpatch.Variables) File {
 }
 
 // Meta is what the patch's metadata say: its operations, its mode,
-// whether it has conditions, whether it reconciles, its metadata and
-// specificity. Its owner is the admin: a tenant's file
+// whether it has conditions, whether it may read managedFields, whether
+// it reconciles, its metadata and specificity. Its owner is the admin: a tenant's file
 // wraps it.
 func (f PatchFile) Meta() Meta {
 	return Meta{Operations: f.Patch.Operations(), Audit: f.Patch.Audit(), Conditional: f.Patch.Conditions() != nil || f.Patch.HasExpressions(),
-		Reconcile: f.Patch.Reconcile(), Metadata: f.Patch.Metadata(), Specificity: f.Patch.Specificity()}
+		ManagedFields: f.Patch.ReadsManagedFields(), Reconcile: f.Patch.Reconcile(), Metadata: f.Patch.Metadata(), Specificity: f.Patch.Specificity()}
 }
 
 // Check is what Patch.Check finds in the patch.

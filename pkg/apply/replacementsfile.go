@@ -47,9 +47,9 @@ func (f *ReplacementsFile) Matches(o *Object) bool {
 
 // Meta says that a replacements file applies on every operation, never
 // in audit mode, without conditions or metadata, ranked by its targets'
-// selects.
+// selects; its sources and targets may be any field, managedFields too.
 func (f *ReplacementsFile) Meta() Meta {
-	return Meta{Operations: kpatch.AllOperations, Specificity: f.Replacements.Specificity()}
+	return Meta{Operations: kpatch.AllOperations, ManagedFields: true, Specificity: f.Replacements.Specificity()}
 }
 
 // Check finds nothing: a replacements file's problems are all found when

@@ -20,6 +20,9 @@ type Patch struct {
 	conds    []*Condition
 	// expressions says that it has CEL expressions (Expressions)
 	expressions bool
+	// managedFields says that it may read or write the object's
+	// metadata.managedFields (ReadsManagedFields)
+	managedFields bool
 	leave       []bool // the sections left out (Without)
 	// specificity is the file's (Specificity), found when it compiles
 	specificity Specificity
@@ -136,6 +139,7 @@ func Compile(f *File) (*Patch, error) {
 	}
 	p.size = compiledSize(p)
 	p.expressions = len(p.Expressions()) > 0
+	p.managedFields = p.mayReachManagedFields()
 	p.specificity = p.leastSpecific()
 	p.headers = make([]*Target, 0, len(f.Merges)+len(f.Sections)) // never nil: a patch file has kpatch targets
 	for _, m := range f.Merges {

@@ -1,0 +1,85 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"kpatch.dev/kpatch/pkg/registry"
+)
+
+// patchOps handles the Deployment as the API server sends it (with its
+// managedFields) with the registry files and returns the answer's
+// JSONPatch, each operation as "op path value".
+func patchOps(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	built := (&registry.Compiler{}).Build([]corev1.ConfigMap{configMap("mf", files)}, nil)
+	if len(built.Problems) != 0 || built.Registry.Active() != len(files) {
+		t.Fatalf("registry: %v", built.Problems)
+	}
+	raw, err := os.ReadFile("../../internal/objectjson/testdata/deployment-apiserver.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Handler{Registry: func() *registry.Registry { return built.Registry }}
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "shop", string(raw)))
+	if !resp.Allowed || len(resp.Warnings) != 0 {
+		t.Fatalf("answer: %+v", resp)
+	}
+	var ops []struct {
+		Op, Path string
+		Value    any
+	}
+	if err := json.Unmarshal(resp.Patch, &ops); err != nil {
+		t.Fatalf("%s: %v", resp.Patch, err)
+	}
+	var out []string
+	for _, op := range ops {
+		v, _ := json.Marshal(op.Value)
+		out = append(out, op.Op+" "+op.Path+" "+string(v))
+	}
+	return out
+}
+
+// TestManagedFieldsDecodedOnlyWhenRead: a file that cannot reach the
+// object's managedFields is answered as when they are decoded, and its
+// answer leaves them alone; a file whose condition reads them, or whose
+// entry writes them, sees them.
+func TestManagedFieldsDecodedOnlyWhenRead(t *testing.T) {
+	const change = "[deployment.web]\nannotations[example.com/owner]: team-a\n\n[deployment.web.containers.name=app]\nresources.requests.cpu: 250m\n"
+	plain := patchOps(t, map[string]string{"change.kpatch": change})
+	decoded := patchOps(t, map[string]string{"change.kpatch": "# kpatch:when: true\n" + change}) // a condition: decoded whole
+	if strings.Join(plain, "\n") != strings.Join(decoded, "\n") || len(plain) != 2 {
+		t.Errorf("without managedFields:\n%s\nwith them:\n%s", strings.Join(plain, "\n"), strings.Join(decoded, "\n"))
+	}
+	for _, op := range plain {
+		if strings.Contains(op, "managedFields") {
+			t.Errorf("the answer touches managedFields: %s", op)
+		}
+	}
+	read := patchOps(t, map[string]string{
+		"change.kpatch": change,
+		"read.kpatch":   "# kpatch:when: size(object.metadata.managedFields) == 1\n[deployment.web]\nlabels.managed: \"yes\"\n",
+	})
+	if !contains(read, `add /metadata/labels/managed "yes"`) {
+		t.Errorf("the condition did not see managedFields:\n%s", strings.Join(read, "\n"))
+	}
+	write := patchOps(t, map[string]string{"write.kpatch": "[deployment.web]\nmetadata.managedFields.0.manager: kpatch\n"})
+	if !contains(write, `replace /metadata/managedFields/0/manager "kpatch"`) {
+		t.Errorf("the entry did not write managedFields:\n%s", strings.Join(write, "\n"))
+	}
+}
+
+func contains(ops []string, want string) bool {
+	for _, op := range ops {
+		if op == want {
+			return true
+		}
+	}
+	return false
+}
