@@ -23,7 +23,7 @@ type Patch struct {
 	// managedFields says that it may read or write the object's
 	// metadata.managedFields (ReadsManagedFields)
 	managedFields bool
-	leave       []bool // the sections left out (Without)
+	leave         []bool // the sections left out (Without)
 	// specificity is the file's (Specificity), found when it compiles
 	specificity Specificity
 	// headers are the targets of its merge entries and headers
