@@ -1,5 +1,7 @@
 package objectjson
 
+import "bytes"
+
 // WithoutManagedFields returns the object raw without its
 // metadata.managedFields, and true, for a decoding that nothing reading
 // managedFields needs: the API server keeps them on every object it
@@ -12,6 +14,9 @@ package objectjson
 // review. FuzzWithoutManagedFields holds Decode of the result to Decode
 // of raw less the member.
 func WithoutManagedFields(raw []byte) ([]byte, bool) {
+	if !bytes.Contains(raw, managedFieldsKey) {
+		return raw, false // no walk for a document that cannot hold it
+	}
 	w := fieldWalk{data: raw, pos: firstNonSpace(raw)}
 	start, end, ok := w.managedFields()
 	if !ok {
@@ -20,6 +25,9 @@ func WithoutManagedFields(raw []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(raw)-(end-start))
 	return append(append(out, raw[:start]...), raw[end:]...), true
 }
+
+// managedFieldsKey is how the member's key is written, unescaped.
+var managedFieldsKey = []byte(`"managedFields"`)
 
 // fieldWalk finds a member of a JSON document by its brackets and quotes.
 type fieldWalk struct {
