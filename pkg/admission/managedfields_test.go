@@ -53,9 +53,14 @@ func patchOps(t *testing.T, files map[string]string) []string {
 func TestManagedFieldsDecodedOnlyWhenRead(t *testing.T) {
 	const change = "[deployment.web]\nannotations[example.com/owner]: team-a\n\n[deployment.web.containers.name=app]\nresources.requests.cpu: 250m\n"
 	plain := patchOps(t, map[string]string{"change.kpatch": change})
-	decoded := patchOps(t, map[string]string{"change.kpatch": "# kpatch:when: true\n" + change}) // a condition: decoded whole
-	if strings.Join(plain, "\n") != strings.Join(decoded, "\n") || len(plain) != 2 {
-		t.Errorf("without managedFields:\n%s\nwith them:\n%s", strings.Join(plain, "\n"), strings.Join(decoded, "\n"))
+	// a condition that reads them: decoded whole
+	decoded := patchOps(t, map[string]string{"change.kpatch": "# kpatch:when: has(object.metadata.managedFields)\n" + change})
+	// a condition that cannot: decoded without them
+	conditioned := patchOps(t, map[string]string{"change.kpatch": "# kpatch:when: object.spec.replicas > 0 && object.metadata.name == 'web'\n" + change})
+	for _, other := range [][]string{decoded, conditioned} {
+		if strings.Join(plain, "\n") != strings.Join(other, "\n") || len(plain) != 2 {
+			t.Errorf("without managedFields:\n%s\nwith them:\n%s", strings.Join(plain, "\n"), strings.Join(other, "\n"))
+		}
 	}
 	for _, op := range plain {
 		if strings.Contains(op, "managedFields") {

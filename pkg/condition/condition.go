@@ -87,6 +87,9 @@ type compiled struct {
 	loops bool
 	// item are its readings of item (ItemSelections).
 	item []Selection
+	// managedFields says that it may read the object's
+	// metadata.managedFields (ReadsManagedFields).
+	managedFields bool
 	// callLimit is the cost one evaluation may take.
 	callLimit uint64
 }
@@ -263,6 +266,7 @@ func compileAs(expr string, opts Options, limit, callLimit uint64, check func(*c
 	}
 	c := &compiled{expr: expr, program: program, callLimit: callLimit}
 	c.params, c.wholeParams, c.loops, c.item = inspect(checked.NativeRep())
+	c.managedFields = readsManagedFields(checked.NativeRep())
 	return c, nil
 }
 

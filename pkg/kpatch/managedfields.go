@@ -1,20 +1,31 @@
 package kpatch
 
+import "kpatch.dev/kpatch/pkg/condition"
+
 // ReadsManagedFields reports whether the patch may read or write the
 // object's metadata.managedFields, as found when it compiled. When no
 // file that applies to an object may, the object can be decoded without
 // them (objectjson.WithoutManagedFields): the API server keeps them on
 // every object, about half of its bytes. To be safe it is true for a
-// patch with conditions or CEL expressions, which may read any of the
-// object, with a merge entry (a strategic merge may replace metadata
-// whole), and with an entry whose path is the object or its metadata
-// whole, names managedFields, or takes another step than a field name
-// within its first two.
+// patch with a condition or a CEL expression that may read them
+// (condition.ReadsManagedFields: one that reads object or
+// object.metadata other than by a field's name that is not
+// managedFields), with a merge entry (a strategic merge may replace
+// metadata whole), and with an entry whose path is the object or its
+// metadata whole, names managedFields, or takes another step than a
+// field name within its first two.
 func (p *Patch) ReadsManagedFields() bool { return p.managedFields }
 
 // mayReachManagedFields is ReadsManagedFields, found.
 func (p *Patch) mayReachManagedFields() bool {
-	if len(p.conds) > 0 || p.expressions {
+	for _, c := range p.conds {
+		if c.ReadsManagedFields() {
+			return true
+		}
+	}
+	reads := false
+	p.eachExpression(func(e *condition.Expression, _ Position) { reads = reads || e.ReadsManagedFields() })
+	if reads {
 		return true
 	}
 	for _, s := range p.sections {

@@ -6,15 +6,19 @@ import "testing"
 // leaves it out of the object's decoding.
 func TestReadsManagedFields(t *testing.T) {
 	for src, reads := range map[string]bool{
-		"[deployment.web]\nannotations[example.com/owner]: team-a\nlabels.team: a\nreplicas: 2\n": false,
-		"[deployment.web.containers.name=app]\nresources.requests.cpu: 250m\n":                    false,
-		"[pod.*.containers.*.env[-]]\nname: A\nvalue: ${item.image}\n":                            false,
-		"[deployment.web]\nmetadata.managedFields[0].manager: me\n":                               true,
-		"[deployment.web.metadata]\nmanagedFields.*.manager: me\n":                                true,
-		"[deployment.web]\nmetadata.managedFields[delete]: \n":                                    true,
-		"# kpatch:when: object.spec.replicas > 1\n[deployment.web]\nreplicas: 2\n":                true,
-		"[deployment.web]\nreplicas: ${cel: 2}\n":                                                 true,
-		"[deployment.web.containers[name=app].env[-]]\n# kpatch:foreach: [1]\nname: A\n":          true,
+		"[deployment.web]\nannotations[example.com/owner]: team-a\nlabels.team: a\nreplicas: 2\n":                  false,
+		"[deployment.web.containers.name=app]\nresources.requests.cpu: 250m\n":                                     false,
+		"[pod.*.containers.*.env[-]]\nname: A\nvalue: ${item.image}\n":                                             false,
+		"[deployment.web]\nmetadata.managedFields[0].manager: me\n":                                                true,
+		"[deployment.web.metadata]\nmanagedFields.*.manager: me\n":                                                 true,
+		"[deployment.web]\nmetadata.managedFields[delete]: \n":                                                     true,
+		"# kpatch:when: object.spec.replicas > 1\n[deployment.web]\nreplicas: 2\n":                                 false,
+		"[deployment.web]\nreplicas: ${cel: object.spec.replicas * 2}\n":                                           false,
+		"[deployment.web.containers[name=app].env[-]]\n# kpatch:foreach: [1]\nname: A\n":                           false,
+		"# kpatch:when: has(object.metadata.managedFields)\n[deployment.web]\nreplicas: 2\n":                       true,
+		"[deployment.web]\n# kpatch:when: size(object.metadata) > 2\nreplicas: 2\n":                                true,
+		"[deployment.web]\nannotations.n: ${cel: string(size(object.metadata.managedFields))}\n":                   true,
+		"[deployment.web.containers[name=app].env[-]]\n# kpatch:foreach: object.metadata.managedFields\nname: A\n": true,
 	} {
 		p, err := ParseAndCompile("a.kpatch", []byte(src))
 		if err != nil {
