@@ -1,6 +1,8 @@
 package objectjson
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -125,5 +127,61 @@ func TestWithoutManagedFieldsAllocatesOnlyTheCut(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(20, func() { _, _ = WithoutManagedFields(withFields) }); n != 1 {
 		t.Errorf("%v allocations with managedFields, want 1 (the cut copy)", n)
+	}
+}
+
+// managedFieldsObject is the API server's Deployment with n entries in
+// its managedFields, each a copy of its own.
+func managedFieldsObject(tb testing.TB, n int) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile("testdata/deployment-apiserver.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(raw, &obj); err != nil {
+		tb.Fatal(err)
+	}
+	meta := obj["metadata"].(map[string]any)
+	entry := meta["managedFields"].([]any)[0]
+	entries := make([]any, n)
+	for i := range entries {
+		entries[i] = entry
+	}
+	meta["managedFields"] = entries
+	out, err := json.Marshal(obj)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkWithoutManagedFields cuts managedFields of 10 and 100 entries
+// (each with the Deployment's 18 escaped keys) and decodes the rest, and
+// decodes the whole object for comparison: the walk and the unescaping
+// are linear in the document.
+func BenchmarkWithoutManagedFields(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		raw := managedFieldsObject(b, n)
+		b.Run(fmt.Sprintf("entries=%d/cut", n), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := WithoutManagedFields(raw); !ok {
+					b.Fatal("not cut")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("entries=%d/decode-whole", n), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			maps := TakeMaps()
+			for b.Loop() {
+				if _, err := Decode(raw, maps); err != nil {
+					b.Fatal(err)
+				}
+				maps.empty()
+			}
+		})
 	}
 }
