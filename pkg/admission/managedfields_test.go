@@ -88,3 +88,42 @@ func contains(ops []string, want string) bool {
 	}
 	return false
 }
+
+// TestTenantFileSaysWhetherItReadsManagedFields: a tenant's file carries
+// ReadsManagedFields as the registry namespace's do, so its condition
+// reading them sees them at admission, and a plain one leaves them out
+// of the answer.
+func TestTenantFileSaysWhetherItReadsManagedFields(t *testing.T) {
+	w, _ := tenantWatcher(t, tenantConfigMap("team-a", "mine", map[string]string{
+		"plain.kpatch": "[deployment.web]\nlabels.plain: \"yes\"\n",
+		"reads.kpatch": "# kpatch:when: size(object.metadata.managedFields) == 1\n[deployment.web]\nlabels.managed: \"yes\"\n",
+	}))
+	reg := w.Current()
+	reads := map[string]bool{}
+	for _, f := range reg.Candidates("Deployment", "team-a", "web") {
+		if m := f.Meta(); m.Owner == "team-a" {
+			reads[f.Name()] = m.ManagedFields
+		}
+	}
+	if len(reads) != 2 || reads["team-a/mine/plain.kpatch"] || !reads["team-a/mine/reads.kpatch"] {
+		t.Fatalf("tenant files' ManagedFields: %v", reads)
+	}
+	raw, err := os.ReadFile("../../internal/objectjson/testdata/deployment-apiserver.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = []byte(strings.Replace(string(raw), `"namespace":"shop"`, `"namespace":"team-a"`, 1))
+	h := &Handler{Registry: w.Current}
+	resp := h.Handle(context.Background(), request(admissionv1.Create, "team-a", string(raw)))
+	if !resp.Allowed || len(resp.Warnings) != 0 {
+		t.Fatalf("answer: %+v", resp)
+	}
+	for _, want := range []string{`"path":"/metadata/labels/plain"`, `"path":"/metadata/labels/managed"`} {
+		if !strings.Contains(string(resp.Patch), want) {
+			t.Errorf("no %s in %s", want, resp.Patch)
+		}
+	}
+	if strings.Contains(string(resp.Patch), "managedFields") {
+		t.Errorf("the answer touches managedFields: %s", resp.Patch)
+	}
+}
