@@ -91,6 +91,9 @@ func (w *fieldWalk) managedFields() (start, end int, found bool) {
 	}
 }
 
+// skipSpace passes the white space the walk is at.
+func (w *fieldWalk) skipSpace() { w.pos += firstNonSpace(w.data[w.pos:]) }
+
 // at reports whether the walk is at c.
 func (w *fieldWalk) at(c byte) bool { return w.atIndex(w.pos, c) }
 
@@ -102,14 +105,14 @@ func (w *fieldWalk) atIndex(i int, c byte) bool { return i < len(w.data) && w.da
 // object's end, which it passes; ok is false for a key with an escape
 // and for what is not an object's member.
 func (w *fieldWalk) next(first bool) (key []byte, keyStart int, more, ok bool) {
-	w.pos += firstNonSpace(w.data[w.pos:])
+	w.skipSpace()
 	switch {
 	case w.at('}'):
 		w.pos++
 		return nil, 0, false, true
 	case !first && w.at(','):
 		w.pos++
-		w.pos += firstNonSpace(w.data[w.pos:])
+		w.skipSpace()
 	case !first:
 		return nil, 0, false, false
 	}
@@ -121,12 +124,12 @@ func (w *fieldWalk) next(first bool) (key []byte, keyStart int, more, ok bool) {
 	if !ok || escaped {
 		return nil, 0, false, false
 	}
-	w.pos += firstNonSpace(w.data[w.pos:])
+	w.skipSpace()
 	if !w.at(':') {
 		return nil, 0, false, false
 	}
 	w.pos++
-	w.pos += firstNonSpace(w.data[w.pos:])
+	w.skipSpace()
 	return w.data[s:e], keyStart, true, true
 }
 

@@ -71,7 +71,7 @@ type differ struct {
 // of a that b lacks removed, in order. Only the keys with an operation
 // are sorted: a map of n keys with k changed costs n + k log k.
 func (d *differ) maps(a, b map[string]any, path []byte) error {
-	if sameMap(a, b) {
+	if jsonvalue.SameMap(a, b) {
 		return nil
 	}
 	start := len(d.keys)
@@ -165,7 +165,7 @@ func (d *differ) values(a, b any, path []byte) error {
 // the shorter list are removed (last first) or added, and the items the
 // two lists share by index are compared.
 func (d *differ) lists(a, b []any, path []byte) error {
-	if sameList(a, b) {
+	if jsonvalue.SameList(a, b) {
 		return nil
 	}
 	n := min(len(a), len(b))
@@ -197,10 +197,10 @@ func identical(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		return ok && sameMap(x, y)
+		return ok && jsonvalue.SameMap(x, y)
 	case []any:
 		y, ok := b.([]any)
-		return ok && sameList(x, y)
+		return ok && jsonvalue.SameList(x, y)
 	}
 	return scalar(a) && scalar(b) && jsonvalue.Equal(a, b)
 }
@@ -211,17 +211,6 @@ func scalar(v any) bool {
 		return true
 	}
 	return false
-}
-
-// sameMap reports whether two maps are the same one (or both empty),
-// by their identity, without reading them.
-func sameMap(a, b map[string]any) bool {
-	return len(a) == len(b) && (len(a) == 0 || jsonvalue.MapPointer(a) == jsonvalue.MapPointer(b))
-}
-
-// sameList reports whether two lists are the same one (or both empty).
-func sameList(a, b []any) bool {
-	return len(a) == len(b) && (len(a) == 0 || jsonvalue.ListPointer(a) == jsonvalue.ListPointer(b))
 }
 
 // appendPointerToken appends a key escaped for a JSON pointer (RFC 6901).
@@ -245,7 +234,7 @@ func appendPointerToken(b []byte, key string) []byte {
 // JSONPatch is the encoded JSONPatch from orig to patched, nil when they
 // are equal: createPatch's operations, written as encodePatch writes them.
 func JSONPatch(orig, patched map[string]any) ([]byte, error) {
-	if sameMap(orig, patched) {
+	if jsonvalue.SameMap(orig, patched) {
 		return nil, nil
 	}
 	bufs := patchBuffers.Get().(*patchBuffer)

@@ -122,10 +122,6 @@ func resultOf(t *cel.Type) Result {
 // reads the Input's Item. A value JSON cannot hold (an infinity, a
 // map with keys that are not text, a type) is an ErrEvaluation.
 func (e *Expression) Eval(ctx context.Context, vars *Vars, budget *Budget) (any, error) {
-	return e.evalOver(ctx, vars, budget)
-}
-
-func (e *Expression) evalOver(ctx context.Context, vars *Vars, budget *Budget) (any, error) {
 	val, err := e.eval(ctx, vars, budget)
 	if err != nil {
 		return nil, err

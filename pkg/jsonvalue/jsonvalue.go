@@ -41,7 +41,7 @@ func Equal(a, b any) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
-		if len(x) == 0 || MapPointer(x) == MapPointer(y) {
+		if SameMap(x, y) {
 			return true
 		}
 		for k, v := range x {
@@ -55,7 +55,7 @@ func Equal(a, b any) bool {
 		if !ok || len(x) != len(y) {
 			return false
 		}
-		if len(x) == 0 || ListPointer(x) == ListPointer(y) {
+		if SameList(x, y) {
 			return true
 		}
 		for i := range x {
@@ -235,6 +235,18 @@ func MapPointer(m map[string]any) unsafe.Pointer { return *(*unsafe.Pointer)(uns
 // ListPointer is the identity of a list's backing array: two lists of one
 // length with the same pointer are one list.
 func ListPointer(l []any) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(l)) }
+
+// SameMap reports whether a and b are one map, or both empty: equal
+// without looking inside (MapPointer).
+func SameMap(a, b map[string]any) bool {
+	return len(a) == len(b) && (len(a) == 0 || MapPointer(a) == MapPointer(b))
+}
+
+// SameList reports whether a and b are one list, or both empty: equal
+// without looking inside (ListPointer).
+func SameList(a, b []any) bool {
+	return len(a) == len(b) && (len(a) == 0 || ListPointer(a) == ListPointer(b))
+}
 
 // DeepCopy copies the maps and lists of a value; scalars are shared.
 func DeepCopy(v any) any {

@@ -133,9 +133,9 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 		if a.meter.count(1, 0); a.meter.spent != nil {
 			return append(errs, a.meter.spent.at(fe.listPos.Line, fe.listPos.Column).applyError(p.name, ref))
 		}
-		item := list[j]
+		item := &list[j] // list is jsonOf's own: no element escapes to the heap
 		if fe.when != nil {
-			held, err := a.EvalExpression(fe.when, a.expanded.params, &item)
+			held, err := a.EvalExpression(fe.when, a.expanded.params, item)
 			if err == nil {
 				if _, isBool := held.(bool); !isBool {
 					err = errorf(errCELFailed, "gives %s, not a boolean", describeValue(held))
@@ -149,7 +149,7 @@ func (a *applier) applyForeach(s *section, ref *ObjectRef, p *Patch, errs ErrorL
 			}
 		}
 		before := len(errs)
-		if errs = a.applyOps(s, ref, p, p.vars.WithItem(item), errs); len(errs) > before {
+		if errs = a.applyOps(s, ref, p, p.vars.WithItem(*item), errs); len(errs) > before {
 			return errs
 		}
 	}

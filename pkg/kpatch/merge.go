@@ -44,13 +44,13 @@ func compileMerge(m *MergeEntry) *section {
 		}
 		op.schemas = append(op.schemas, mp)
 	}
+	var err *problem
 	if !finite(m.Patch) { // an entry built without the parser
-		err := op.place(errorf(ErrValue, "the patch holds an infinity or NaN, which JSON cannot carry"))
-		for _, mp := range append(op.schemas, op.generic) {
-			mp.err = err
-		}
+		err = op.place(errorf(ErrValue, "the patch holds an infinity or NaN, which JSON cannot carry"))
 	} else if op.templated && treeReadsItem(m.Patch) {
-		err := op.place(errorf(ErrVariable, "a merge patch reads no item: ${item} is the list item an entry applies in, under a path that selects items with *, k=v or allContainers (write a field entry)"))
+		err = op.place(errorf(ErrVariable, "a merge patch reads no item: ${item} is the list item an entry applies in, under a path that selects items with *, k=v or allContainers (write a field entry)"))
+	}
+	if err != nil {
 		for _, mp := range append(op.schemas, op.generic) {
 			mp.err = err
 		}

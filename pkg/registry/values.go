@@ -352,18 +352,12 @@ func (r *Registry) VariesByObject(f apply.File) bool {
 // the schema.
 func conditionParams(p *kpatch.Patch, schema *parameters.Schema) []string {
 	var out []string
-	read := func(names []string, whole bool) bool {
-		out = append(out, names...)
-		return whole && schema != nil
-	}
-	for _, c := range p.Conditions() {
-		if read(c.Params()) {
+	for _, r := range p.ParamReads() {
+		if r.Whole && schema != nil {
 			return schema.Names()
 		}
-	}
-	for _, e := range p.Expressions() {
-		if read(e.Params()) {
-			return schema.Names()
+		if !r.Whole {
+			out = append(out, r.Name)
 		}
 	}
 	return out

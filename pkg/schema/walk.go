@@ -223,10 +223,10 @@ func same(before, after any) bool {
 	switch a := after.(type) {
 	case map[string]any:
 		b, ok := before.(map[string]any)
-		return ok && (jsonvalue.MapPointer(a) == jsonvalue.MapPointer(b) || len(a) == 0 && len(b) == 0)
+		return ok && jsonvalue.SameMap(a, b)
 	case []any:
 		b, ok := before.([]any)
-		return ok && len(a) == len(b) && (len(a) == 0 || jsonvalue.ListPointer(a) == jsonvalue.ListPointer(b))
+		return ok && jsonvalue.SameList(a, b)
 	}
 	switch before.(type) {
 	case map[string]any, []any:

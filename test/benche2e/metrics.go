@@ -65,43 +65,29 @@ func scrapeWebhookLatency(ctx context.Context, c *cluster.Cluster, w *cluster.We
 // parseHistogramTotals adds up the _sum and _count samples of the
 // histogram name in the Prometheus text format.
 func parseHistogramTotals(r io.Reader, name string) (histogramTotals, error) {
-	var t histogramTotals
-	found := false
-	scanner := bufio.NewScanner(r)
-	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for scanner.Scan() {
-		metric, value, ok := sample(scanner.Text())
-		var into *float64
-		switch {
-		case !ok:
-			continue
-		case metric == name+"_sum":
-			into = &t.sum
-		case metric == name+"_count":
-			into = &t.count
-		default:
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return t, fmt.Errorf("%s: %w", scanner.Text(), err)
-		}
-		*into += v
-		found = true
+	all := func(string) (string, bool) { return "", true }
+	totals, err := parseHistogram(r, name, all)
+	if err != nil {
+		return histogramTotals{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := scanner.Err(); err != nil {
-		return t, err
-	}
-	if !found {
-		return t, fmt.Errorf("%s: %w", name, errNoHistogram)
-	}
-	return t, nil
+	return totals[""], nil
 }
 
 // parseHistogramByLabel adds up the _sum and _count samples of the
 // histogram name in the Prometheus text format, per value of label
 // (samples without it are left out).
 func parseHistogramByLabel(r io.Reader, name, label string) (map[string]histogramTotals, error) {
+	totals, err := parseHistogram(r, name, func(line string) (string, bool) { return labelValue(line, label) })
+	if err != nil {
+		return nil, fmt.Errorf("%s by %s: %w", name, label, err)
+	}
+	return totals, nil
+}
+
+// parseHistogram adds up the _sum and _count samples of the histogram
+// name in the Prometheus text format, per the key of each sample's line
+// (a line key leaves out is not counted); errNoHistogram when none is.
+func parseHistogram(r io.Reader, name string, key func(line string) (string, bool)) (map[string]histogramTotals, error) {
 	out := map[string]histogramTotals{}
 	scanner := bufio.NewScanner(r)
 	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
@@ -111,7 +97,7 @@ func parseHistogramByLabel(r io.Reader, name, label string) (map[string]histogra
 		if !ok || (metric != name+"_sum" && metric != name+"_count") {
 			continue
 		}
-		key, ok := labelValue(line, label)
+		k, ok := key(line)
 		if !ok {
 			continue
 		}
@@ -119,19 +105,19 @@ func parseHistogramByLabel(r io.Reader, name, label string) (map[string]histogra
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", line, err)
 		}
-		t := out[key]
+		t := out[k]
 		if metric == name+"_sum" {
 			t.sum += v
 		} else {
 			t.count += v
 		}
-		out[key] = t
+		out[k] = t
 	}
 	if err := scanner.Err(); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s by %s: %w", name, label, errNoHistogram)
+		return nil, errNoHistogram
 	}
 	return out, nil
 }
